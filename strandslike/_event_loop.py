@@ -1,0 +1,222 @@
+"""The event loop: model turn, tool batch, repeat, until the model ends its turn or the run is interrupted.
+
+Plain async functions over an `Agent`; the agent is a façade that prepares the invocation and calls `run_cycles`.
+Events whose class has no callbacks are not even constructed, so a cycle without hooks costs little, and no
+step walks or copies the conversation history, so a cycle's cost does not grow with it.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from .agent.agent_result import AgentResult
+from .hooks.events import (
+    AfterModelCallEvent,
+    AfterToolsEvent,
+    BeforeModelCallEvent,
+    BeforeToolsEvent,
+    MessageAddedEvent,
+    ModelStopResponse,
+)
+from .interrupt import Interrupt
+from .interrupt._state import PendingToolExecution, _InterruptState
+from .models._streaming import process_stream
+from .tools.executors._executor import Emit, error_result
+from .types.content import ContentBlock, Message
+from .types.exceptions import MaxTokensReachedException, ModelNotConfiguredError
+from .types.streaming import StopReason
+from .types.tools import ToolResult, ToolUse
+
+if TYPE_CHECKING:
+    from .agent.agent import Agent
+
+
+async def append_message(agent: "Agent", message: Message, emit: Emit | None) -> None:
+    """Append ``message`` to the history and fire `MessageAddedEvent`."""
+    agent.messages.append(message)
+    if emit is not None:
+        emit({"message": message})
+    if agent.hooks._callbacks(MessageAddedEvent):
+        await agent.hooks.invoke_callbacks_async(MessageAddedEvent(agent, message))
+
+
+async def run_cycles(agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None) -> AgentResult:
+    """Run cycles until the model ends its turn, a hook ends it, or interrupts pause the run."""
+    state = agent._interrupt_state
+    metrics = agent.event_loop_metrics
+    while True:
+        metrics.cycle_count += 1
+        if emit is not None:
+            emit({"start_event_loop": True})
+        pending = state.pending_tool_execution if state.activated else None
+        if pending is not None:  # resuming a paused batch: the model is not called again
+            message: Message = pending.assistant_message
+            stop_reason: StopReason = "tool_use"
+        else:
+            turn = await _model_turn(agent, invocation_state, emit)
+            if isinstance(turn, list):
+                last = agent.messages[-1] if agent.messages else {"role": "user", "content": []}
+                return _result(agent, "interrupt", last, invocation_state, turn)
+            message, stop_reason = turn
+        tool_uses = [block["toolUse"] for block in message["content"] if "toolUse" in block]
+        if stop_reason != "tool_use" or not tool_uses:
+            return _result(agent, stop_reason, message, invocation_state)
+        outcome = await _tool_batch(agent, message, tool_uses, invocation_state, emit)
+        if isinstance(outcome, list):
+            return _result(agent, "interrupt", message, invocation_state, outcome)
+        if outcome is not None:
+            return _result(agent, "end_turn", outcome, invocation_state)
+
+
+def _result(
+    agent: "Agent",
+    stop_reason: StopReason,
+    message: Message,
+    invocation_state: dict[str, Any],
+    interrupts: list[Interrupt] | None = None,
+) -> AgentResult:
+    return AgentResult(
+        stop_reason=stop_reason,
+        message=message,
+        metrics=agent.event_loop_metrics,
+        state=invocation_state.get("request_state", {}),
+        interrupts=interrupts,
+    )
+
+
+async def _model_turn(
+    agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None
+) -> tuple[Message, StopReason] | list[Interrupt]:
+    """Call the model once (with retries hooks ask for) and append its message; or return interrupts."""
+    hooks = agent.hooks
+    state = agent._interrupt_state
+    if hooks._callbacks(BeforeModelCallEvent):
+        before = BeforeModelCallEvent(agent, invocation_state)
+        _, interrupts = await hooks.invoke_callbacks_async(before)
+        if interrupts:
+            state.activate()
+            return interrupts
+        state.deactivate()  # the interrupted model call may proceed: its answers are spent
+        if before.cancel:
+            text = before.cancel if isinstance(before.cancel, str) else "model call denied by hook"
+            message: Message = {"role": "assistant", "content": [{"text": text}]}
+            after = AfterModelCallEvent(agent, invocation_state, ModelStopResponse(message, "end_turn"))
+            await hooks.invoke_callbacks_async(after)
+            await append_message(agent, message, emit)
+            return message, "end_turn"
+    model = agent.model
+    if model is None:
+        raise ModelNotConfiguredError()
+    has_after = bool(hooks._callbacks(AfterModelCallEvent))
+    while True:
+        try:
+            chunks = model.stream(
+                agent.messages,
+                agent.tool_registry.get_all_tool_specs() or None,
+                agent.system_prompt,
+                tool_choice=None,
+                invocation_state=invocation_state,
+                cancel_signal=agent._cancel_signal,
+                model_state=agent._model_state,
+            )
+            streamed = await process_stream(chunks, emit, agent._cancel_signal)
+        except Exception as exc:
+            if not has_after:
+                raise
+            failed = AfterModelCallEvent(agent, invocation_state, exception=exc)
+            await hooks.invoke_callbacks_async(failed)  # outside the try: a hook error is never dispatched twice
+            if failed.retry:
+                continue
+            raise
+        if has_after:
+            after = AfterModelCallEvent(
+                agent, invocation_state, ModelStopResponse(streamed.message, streamed.stop_reason)
+            )
+            await hooks.invoke_callbacks_async(after)
+            if after.retry:
+                continue
+        break
+    agent.event_loop_metrics.add_usage(streamed.usage, streamed.metrics)
+    await append_message(agent, streamed.message, emit)
+    if streamed.stop_reason == "max_tokens":
+        raise MaxTokensReachedException(
+            "Agent has reached an unrecoverable state due to max_tokens limit. "
+            "For more information see: https://strandsagents.com/latest/user-guide/concepts/agents/agent-loop/"
+            "#maxtokensreachedexception"
+        )
+    return streamed.message, streamed.stop_reason
+
+
+async def _tool_batch(
+    agent: "Agent", message: Message, tool_uses: list[ToolUse], invocation_state: dict[str, Any], emit: Emit | None
+) -> list[Interrupt] | Message | None:
+    """Run one tool batch and append its results.
+
+    Returns the interrupts that paused it, the final assistant message if a hook ended the turn, or None.
+    """
+    hooks = agent.hooks
+    state = agent._interrupt_state
+    pending = state.pending_tool_execution if state.activated else None
+    results: dict[str, ToolResult] = {}
+    if pending is not None:
+        results.update((result["toolUseId"], result) for result in pending.completed_tool_results)
+    to_run = [tool_use for tool_use in tool_uses if tool_use["toolUseId"] not in results]
+
+    if hooks._callbacks(BeforeToolsEvent):
+        before = BeforeToolsEvent(agent, message, invocation_state)
+        _, raised = await hooks.invoke_callbacks_async(before)
+        if raised:  # nothing ran; as in Strands, AfterToolsEvent does not fire for this stop
+            _pause(state, message, tool_uses, results)
+            return raised
+        if before.cancel:
+            text = before.cancel if isinstance(before.cancel, str) else "Tool cancelled by hook"
+            for tool_use in to_run:
+                results[tool_use["toolUseId"]] = error_result(tool_use["toolUseId"], text)
+            to_run = []
+
+    interrupts: list[Interrupt] = []
+    try:
+        if to_run:
+            interrupts = await agent.tool_executor.execute(agent, to_run, results, invocation_state, emit)
+    except BaseException:
+        if pending is not None:  # keep what completed, so a retried resume does not run it again
+            pending.completed_tool_results = _in_order(tool_uses, results)
+        raise
+    result_message: Message = {"role": "user", "content": [{"toolResult": r} for r in _in_order(tool_uses, results)]}
+    after = AfterToolsEvent(agent, result_message, invocation_state) if hooks._callbacks(AfterToolsEvent) else None
+    if interrupts:
+        if after is not None:
+            await hooks.invoke_callbacks_async(after)
+        _pause(state, message, tool_uses, results)
+        return interrupts
+
+    state.deactivate()
+    try:
+        if after is not None:
+            await hooks.invoke_callbacks_async(after)
+    finally:
+        # Append the results even if an AfterToolsEvent hook raised, so completed tools never run twice
+        # (harness-sdk#4338).
+        await append_message(agent, result_message, emit)
+    if after is None or not after.end_turn:
+        return None
+    end_turn = after.end_turn
+    content: list[ContentBlock]
+    if isinstance(end_turn, str):
+        content = [{"text": end_turn}]
+    elif isinstance(end_turn, list):
+        content = end_turn
+    else:
+        content = [{"text": "Turn ended early by hook after tool execution"}]
+    final: Message = {"role": "assistant", "content": content}
+    await append_message(agent, final, emit)
+    return final
+
+
+def _in_order(tool_uses: list[ToolUse], results: dict[str, ToolResult]) -> list[ToolResult]:
+    return [results[tool_use["toolUseId"]] for tool_use in tool_uses if tool_use["toolUseId"] in results]
+
+
+def _pause(
+    state: "_InterruptState", message: Message, tool_uses: list[ToolUse], results: dict[str, ToolResult]
+) -> None:
+    state.pending_tool_execution = PendingToolExecution(message, _in_order(tool_uses, results))
+    state.activate()

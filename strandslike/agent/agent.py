@@ -1,0 +1,312 @@
+"""`Agent`: the façade that configures a run and hands it to the event loop."""
+
+import inspect
+import math
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
+
+import anyio
+
+from .._event_loop import append_message, run_cycles
+from .._sync import run_sync
+from ..hooks.events import AfterInvocationEvent, AgentInitializedEvent, BeforeInvocationEvent
+from ..hooks.registry import PROJECT, HookOrder, HookProvider, HookRegistry
+from ..interrupt import NotInterruptedError
+from ..interrupt._state import PendingToolExecution, _InterruptState
+from ..models.model import Model
+from ..tools.executors import ConcurrentToolExecutor
+from ..tools.executors._executor import Emit, ToolExecutor
+from ..tools.registry import ToolRegistry
+from ..types.agent import AgentInput
+from ..types.content import Message, Messages
+from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
+from ._metrics import EventLoopMetrics
+from ._prompt import dangling_tool_uses, is_interrupt_responses, prompt_to_messages
+from ._tool_caller import ToolCaller
+from .agent_result import AgentResult
+from .state import AgentState
+
+_DEFAULT_AGENT_ID = "default"
+_DEFAULT_NAME = "Strands Agents"
+
+
+class Agent:
+    r"""An agent: a model, tools, hooks and a conversation, run by the event loop.
+
+    Example:
+        >>> agent = Agent(model=ScriptedModel([text("hi")]))
+        >>> str(agent("hello"))
+        'hi\\n'
+    """
+
+    def __init__(
+        self,
+        model: Model | None = None,
+        messages: Messages | None = None,
+        tools: Iterable[Any] | None = None,
+        system_prompt: str | None = None,
+        callback_handler: Callable[..., Any] | None = None,
+        conversation_manager: Any = None,
+        record_direct_tool_call: bool = True,
+        *,
+        agent_id: str | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        state: AgentState | dict[str, Any] | None = None,
+        hooks: Iterable[Any] | None = None,
+        session_manager: Any = None,
+        tool_executor: ToolExecutor | None = None,
+        load_entry_points: bool = False,
+    ) -> None:
+        """Configure the agent; nothing runs until it is invoked.
+
+        Args:
+            model: The model provider; required to invoke (`ScriptedModel` for tests and demos).
+            messages: Initial conversation.
+            tools: Tools: ``@tool`` functions or `AgentTool` instances; names must be unique.
+            system_prompt: System prompt sent with every model call.
+            callback_handler: Called with ``**event`` for every stream event; None for no output.
+            conversation_manager: Trims the conversation after each invocation.
+            record_direct_tool_call: Whether ``agent.tool.name(...)`` calls are recorded in the history.
+            agent_id: Id under which sessions persist this agent (default ``"default"``).
+            name: Display name (default ``"Strands Agents"``); node id in a Swarm.
+            description: What the agent does, for orchestrators.
+            state: Initial `agent.state` (JSON-serializable values only).
+            hooks: Hook providers, bare annotated callbacks, or pluggy plugin objects.
+            session_manager: Persists and restores the agent (a hook provider, registered first).
+            tool_executor: How a tool batch is scheduled (default `ConcurrentToolExecutor`).
+            load_entry_points: Also register the plugins installed under the ``strandslike`` entry-point group.
+        """
+        self.model = _check_model(model)
+        self.messages: Messages = list(messages) if messages else []
+        self.system_prompt = system_prompt
+        self.agent_id = agent_id or _DEFAULT_AGENT_ID
+        self.name = name or _DEFAULT_NAME
+        self.description = description
+        self.callback_handler = callback_handler
+        self.record_direct_tool_call = record_direct_tool_call
+        self.state = state if isinstance(state, AgentState) else AgentState(state)
+        self.tool_registry = ToolRegistry()
+        self.tool_registry.process_tools(tools or ())
+        self.tool_executor: ToolExecutor = tool_executor or ConcurrentToolExecutor()
+        self.event_loop_metrics = EventLoopMetrics()
+        self.conversation_manager = conversation_manager
+        self.session_manager = session_manager
+        self.hooks = HookRegistry()
+        self._interrupt_state = _InterruptState()
+        self._cancel_signal = threading.Event()
+        self._invocation_lock = threading.Lock()
+        self._model_state: dict[str, Any] = {}
+        self._tool_caller = ToolCaller(self)
+
+        if session_manager is not None:
+            self.hooks.add_hook(session_manager)
+        if isinstance(conversation_manager, HookProvider):
+            self.hooks.add_hook(conversation_manager)
+        for hook in hooks or ():
+            self._register(hook)
+        if load_entry_points:
+            self.hooks.load_entry_points()
+        self.hooks.invoke_callbacks(AgentInitializedEvent(self))
+
+    def _register(self, hook: Any) -> None:
+        if isinstance(hook, HookProvider):
+            self.hooks.add_hook(hook)
+        elif _has_hookimpls(hook):
+            self.hooks.register_plugin(hook)
+        elif callable(hook):
+            self.hooks.add_callback(None, hook)
+        else:
+            raise ValueError(f"Invalid hook: {hook!r}. Must be a HookProvider instance or a callable hook callback.")
+
+    @property
+    def tool(self) -> ToolCaller:
+        """Call tools directly: ``agent.tool.name(**input)``."""
+        return self._tool_caller
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Names of the agent's tools."""
+        return self.tool_registry.tool_names
+
+    def add_hook(
+        self, callback: Callable[..., Any], event_type: Any = None, *, order: float = HookOrder.DEFAULT
+    ) -> None:
+        """Register one hook callback (event types inferred from its annotation when not given)."""
+        self.hooks.add_callback(event_type, callback, order=order)
+
+    def cancel(self) -> None:
+        """Ask the running invocation to stop: the model stream ends with ``stop_reason="cancelled"``."""
+        self._cancel_signal.set()
+
+    def __call__(
+        self, prompt: AgentInput = None, *, invocation_state: dict[str, Any] | None = None, **kwargs: Any
+    ) -> AgentResult:
+        """Blocking twin of `invoke_async`; works with and without a running event loop."""
+        return run_sync(self.invoke_async, prompt, invocation_state=invocation_state, **kwargs)
+
+    async def invoke_async(
+        self, prompt: AgentInput = None, *, invocation_state: dict[str, Any] | None = None, **kwargs: Any
+    ) -> AgentResult:
+        """Run the agent on ``prompt`` (or resume it with interrupt responses) and return the result.
+
+        Args:
+            prompt: A string, content blocks, messages, ``interruptResponse`` blocks, or None.
+            invocation_state: State shared with hooks and tools for this call; your dict is not mutated.
+            **kwargs: Merged into the invocation state (Strands' older form).
+
+        Raises:
+            ConcurrencyException: The agent is already running.
+            PendingInterruptsError: The agent is interrupted and ``prompt`` is not interrupt responses.
+            UnknownInterruptError: A response names an unknown interrupt id.
+            NotInterruptedError: Interrupt responses were given but the agent is not interrupted.
+            ModelNotConfiguredError: The agent has no model.
+        """
+        return await self._invoke(prompt, _merge(invocation_state, kwargs), self._handler_emit())
+
+    async def stream_async(
+        self, prompt: AgentInput = None, *, invocation_state: dict[str, Any] | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Run the agent and yield its events as they happen; the last event is ``{"result": AgentResult}``.
+
+        Events: ``{"data": text, "delta": ...}`` for text, ``{"current_tool_use": ...}`` while a tool call
+        streams in, ``{"message": message}`` for each appended message, ``{"tool_stream_event": ...}``,
+        ``{"tool_result": ...}``, ``{"tool_interrupt_event": ...}``, raw ``{"event": chunk}`` model events, and the
+        final ``{"result": ...}``. Iterate to the end, or wrap the call in ``contextlib.aclosing`` if you may stop
+        early.
+        """
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](math.inf)
+        handler = self._handler_emit()
+        emit: Emit
+        if handler is None:
+            emit = send.send_nowait
+        else:
+
+            def emit(event: dict[str, Any]) -> None:
+                handler(event)
+                send.send_nowait(event)
+
+        failure: list[BaseException] = []
+
+        async def run() -> None:
+            async with send:
+                try:
+                    result = await self._invoke(prompt, _merge(invocation_state, kwargs), emit)
+                except Exception as exc:
+                    failure.append(exc)
+                    return
+                send.send_nowait({"result": result})
+
+        async with anyio.create_task_group() as group, receive:
+            group.start_soon(run)
+            async for event in receive:
+                yield event
+        if failure:
+            raise failure[0]
+
+    def _handler_emit(self) -> Emit | None:
+        handler = self.callback_handler
+        if handler is None:
+            return None
+
+        def emit(event: dict[str, Any]) -> None:
+            handler(**event)
+
+        return emit
+
+    async def _invoke(self, prompt: AgentInput, invocation_state: dict[str, Any], emit: Emit | None) -> AgentResult:
+        if not self._invocation_lock.acquire(blocking=False):
+            raise ConcurrencyException(
+                "Agent is already processing a request. Concurrent invocations are not supported."
+            )
+        try:
+            if self.model is None:
+                raise ModelNotConfiguredError()
+            self._cancel_signal.clear()
+            state = {
+                **invocation_state,
+                "agent": self,
+                "request_state": dict(invocation_state.get("request_state", {})),
+            }
+            if emit is not None:
+                emit({"init_event_loop": True})
+            current: AgentInput = prompt
+            while True:
+                result, resume = await self._pass(current, state, emit)
+                if resume is None:
+                    return result
+                current = resume
+        finally:
+            self._invocation_lock.release()
+
+    def _input_messages(self, prompt: AgentInput) -> Messages:
+        """Apply a resume, or convert a new prompt into the messages to append; validate before changing anything."""
+        interrupts = self._interrupt_state
+        if interrupts.activated:
+            interrupts.apply(interrupts.parse_responses(prompt), prompt)
+            return []
+        if is_interrupt_responses(prompt):
+            raise NotInterruptedError()
+        if prompt is None and dangling_tool_uses(self.messages):
+            # A trailing tool use without results: run those tools without calling the model (Strands).
+            interrupts.pending_tool_execution = PendingToolExecution(self.messages[-1])
+            interrupts.activate()
+            return []
+        return prompt_to_messages(prompt, self.messages)
+
+    async def _pass(
+        self, prompt: AgentInput, state: dict[str, Any], emit: Emit | None
+    ) -> tuple[AgentResult, AgentInput]:
+        messages = self._input_messages(prompt)
+        hooks = self.hooks
+        result: AgentResult | None = None
+        final: AgentResult
+        try:
+            before = BeforeInvocationEvent(self, state, messages)
+            if hooks._callbacks(BeforeInvocationEvent):
+                await hooks.invoke_callbacks_async(before)
+            if before.cancel:
+                text = before.cancel if isinstance(before.cancel, str) else "invocation denied by hook"
+                denied: Message = {"role": "assistant", "content": [{"text": text}]}
+                await append_message(self, denied, emit)
+                final = AgentResult("end_turn", denied, self.event_loop_metrics, state["request_state"])
+            else:
+                for message in before.messages or ():
+                    await append_message(self, message, emit)
+                final = result = await run_cycles(self, state, emit)
+                if self.conversation_manager is not None:
+                    self.conversation_manager.apply_management(self)
+        finally:
+            after = AfterInvocationEvent(self, state, result)
+            if hooks._callbacks(AfterInvocationEvent):
+                await hooks.invoke_callbacks_async(after)
+        return final, after.resume
+
+
+def _merge(invocation_state: dict[str, Any] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+    if invocation_state is not None and not isinstance(invocation_state, dict):
+        raise TypeError(f"invocation_state must be a dict, got {type(invocation_state).__name__}")
+    return {**(invocation_state or {}), **kwargs}
+
+
+def _check_model(model: Any) -> Model | None:
+    if model is None or isinstance(model, Model):
+        return model
+    if isinstance(model, str):
+        raise TypeError(
+            f"model={model!r} names a provider model id, but strandslike has no built-in provider that would call "
+            "the network. Pass a Model instance: your provider, or ScriptedModel([...]) for tests and demos."
+        )
+    if callable(getattr(model, "stream", None)):
+        return model  # type: ignore[no-any-return]  # a duck-typed provider with Strands' stream() signature
+    raise TypeError(f"model must be a strandslike.models.Model, got {type(model).__name__}")
+
+
+def _has_hookimpls(obj: Any) -> bool:
+    marker = f"{PROJECT}_impl"
+    return any(
+        getattr(inspect.getattr_static(obj, name, None), marker, None) is not None
+        for name in dir(obj)
+        if not name.startswith("__")
+    )

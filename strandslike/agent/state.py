@@ -1,0 +1,60 @@
+"""`AgentState`: the agent's JSON-serializable key-value store, persisted by session managers."""
+
+import copy
+from typing import Any
+
+from .._json import ensure_json_serializable
+
+
+class AgentState:
+    """A key-value store whose values must be JSON-serializable, so sessions can persist it.
+
+    Values are copied on the way in and out, so mutating a value you got does not change the state.
+    """
+
+    __slots__ = ("_state", "_version")
+
+    def __init__(self, initial_state: dict[str, Any] | None = None) -> None:
+        self._state: dict[str, Any] = {}
+        self._version = 0
+        if initial_state:
+            if not isinstance(initial_state, dict):
+                raise TypeError(f"state must be a dict or AgentState, got {type(initial_state).__name__}")
+            for key, value in initial_state.items():
+                self.set(key, value)
+
+    @property
+    def version(self) -> int:
+        """Counter bumped by every change; session managers use it to skip unchanged writes."""
+        return self._version
+
+    def set(self, key: str, value: Any) -> None:
+        """Store ``value`` under ``key``.
+
+        Raises:
+            ValueError: ``key`` is not a non-empty string.
+            NotJSONSerializableError: ``value`` cannot be persisted as JSON (a `TypeError`).
+        """
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"Key must be a non-empty string, got {key!r}")
+        ensure_json_serializable(value, f"The agent.state value for {key!r}")
+        self._state[key] = copy.deepcopy(value)
+        self._version += 1
+
+    def get(self, key: str | None = None) -> Any:
+        """Return a copy of the value under ``key`` (None if absent), or of the whole state when ``key`` is None."""
+        if key is None:
+            return copy.deepcopy(self._state)
+        return copy.deepcopy(self._state.get(key))
+
+    def delete(self, key: str) -> None:
+        """Remove ``key`` if present."""
+        if key in self._state:
+            del self._state[key]
+            self._version += 1
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._state
+
+    def __repr__(self) -> str:
+        return f"AgentState({self._state!r})"

@@ -1,0 +1,317 @@
+"""The hook registry: Strands' registration and ordering API on top of a pluggy ``PluginManager``.
+
+pluggy supplies registration, plugin objects with ``@hookimpl`` methods, entry-point discovery and the
+plugin bookkeeping. It neither sorts by a numeric order nor awaits coroutines, and it dispatches by hook name,
+so the registry computes the call order itself (by ``order``, then registration; reversed within an ``order``
+group for After* events), dispatches by the exact event class, and awaits whatever a callback returns that is
+awaitable (async functions and objects with an ``async __call__`` alike).
+"""
+
+import functools
+import inspect
+import itertools
+import re
+import types
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import pluggy
+
+from ..interrupt import Interrupt, InterruptException
+from ..types.interrupt import _Interruptible
+from . import events as _events
+from ._type_inference import infer_event_types
+from .events import AgentInitializedEvent, BaseHookEvent
+
+PROJECT = "strandslike"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+TEvent = TypeVar("TEvent", bound=BaseHookEvent)
+
+
+class HookOrder:
+    """Named ``order`` values; callbacks with a lower order run first, for every event."""
+
+    SDK_FIRST: float = -100
+    INTERVENTION_OUTPUT: float = -90
+    DEFAULT: float = 0
+    MODEL_ROUTING: float = 50
+    INTERVENTION_INPUT: float = 90
+    SDK_LAST: float = 100
+
+
+class HookCallback(Protocol[TEvent]):  # type: ignore[misc]
+    """A callable that receives one event; it may be a coroutine function."""
+
+    def __call__(self, event: TEvent, /) -> Awaitable[None] | None:
+        """Handle the event."""
+
+
+@runtime_checkable
+class HookProvider(Protocol):
+    """An object that registers a related set of callbacks."""
+
+    def register_hooks(self, registry: "HookRegistry", **kwargs: Any) -> None:
+        """Register this provider's callbacks on ``registry``."""
+
+
+def hook_name(event_type: type[BaseHookEvent]) -> str:
+    """Return the pluggy hook name of an event class: its name in snake_case, without ``Event``."""
+    name = event_type.__name__.removesuffix("Event") or event_type.__name__
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+BUILTIN_EVENTS: tuple[type[BaseHookEvent], ...] = tuple(
+    cls
+    for cls in vars(_events).values()
+    if isinstance(cls, type) and issubclass(cls, BaseHookEvent) and cls not in (BaseHookEvent, _events.HookEvent)
+)
+
+
+class _CallbackPlugin:
+    """Adapts one Strands-style callback into a pluggy plugin; subclasses name the hookimpl after the event."""
+
+    __slots__ = ("callback", "order", "seq")
+
+    def __init__(self, callback: Callable[..., Any], order: float, seq: int) -> None:
+        self.callback = callback
+        self.order = order
+        self.seq = seq
+
+
+_PLUGIN_CLASSES: dict[str, type[_CallbackPlugin]] = {}
+
+
+def _callback_plugin_class(name: str) -> type[_CallbackPlugin]:
+    cls = _PLUGIN_CLASSES.get(name)
+    if cls is None:
+
+        def impl(self: _CallbackPlugin, event: Any) -> Any:
+            return self.callback(event)
+
+        cls = type(f"_Callback_{name}", (_CallbackPlugin,), {"__slots__": (), name: hookimpl(impl)})
+        _PLUGIN_CLASSES[name] = cls
+    return cls
+
+
+def _spec_module(names: Iterable[str]) -> types.ModuleType:
+    """Build a namespace holding one hookspec ``name(event)`` per event, for ``add_hookspecs``."""
+    module = types.ModuleType("strandslike_hookspecs")
+    for name in names:
+
+        def spec(event: Any) -> None:
+            """Receive one event."""
+
+        setattr(module, name, hookspec(spec))
+    return module
+
+
+class HookRegistry:
+    """Registers hook callbacks and dispatches events to them in Strands 1.62's order."""
+
+    def __init__(self) -> None:
+        self._pm = pluggy.PluginManager(PROJECT)
+        self._hook_names: dict[type[BaseHookEvent], str] = {}
+        self._seq = itertools.count()
+        self._plugin_seq: dict[int, int] = {}
+        self._ordered: dict[type[BaseHookEvent], tuple[Callable[[Any], Any], ...]] = {}
+        self._ensure_specs(BUILTIN_EVENTS)
+
+    @property
+    def plugin_manager(self) -> pluggy.PluginManager:
+        """The underlying pluggy plugin manager (project name ``strandslike``)."""
+        return self._pm
+
+    def _ensure_specs(self, event_types: Iterable[type[BaseHookEvent]]) -> None:
+        new: dict[str, type[BaseHookEvent]] = {}
+        taken = set(self._hook_names.values())
+        for event_type in event_types:
+            if event_type in self._hook_names:
+                continue
+            name = hook_name(event_type)
+            if name in taken or name in new:  # a user event class named like another one
+                name = f"{name}__{event_type.__module__.replace('.', '_')}_{id(event_type):x}"
+            new[name] = event_type
+        if new:
+            self._pm.add_hookspecs(_spec_module(new))
+            for name, event_type in new.items():
+                self._hook_names[event_type] = name
+
+    def add_callback(
+        self,
+        event_type: type[TEvent] | list[type[TEvent]] | None,
+        callback: HookCallback[TEvent],
+        *,
+        order: float = HookOrder.DEFAULT,
+    ) -> None:
+        """Register ``callback`` for one event class, a list of them, or (None) those its annotation names.
+
+        Args:
+            event_type: The event class(es); None infers them from the callback's first parameter.
+            callback: A function, method or object with ``__call__``; async ones are awaited.
+            order: Lower runs first; equal orders run in registration order (reversed for After* events).
+
+        Raises:
+            ValueError: The event types are invalid or cannot be inferred (Strands' messages).
+        """
+        event_types = self._resolve_event_types(event_type, callback)
+        for resolved in event_types:
+            if resolved is AgentInitializedEvent and _is_async_callable(callback):
+                raise ValueError("AgentInitializedEvent can only be registered with a synchronous callback")
+        self._ensure_specs(event_types)
+        for resolved in event_types:
+            seq = next(self._seq)
+            plugin = _callback_plugin_class(self._hook_names[resolved])(callback, float(order), seq)
+            self._pm.register(plugin, name=f"callback-{seq}")
+        self._ordered.clear()
+
+    def _resolve_event_types(self, event_type: Any, callback: Any) -> list[type[BaseHookEvent]]:
+        if event_type is None:
+            return list(dict.fromkeys(infer_event_types(callback)))
+        if isinstance(event_type, list):
+            if not event_type:
+                raise ValueError("event_type list cannot be empty")
+            for member in event_type:
+                if not (isinstance(member, type) and issubclass(member, BaseHookEvent)):
+                    raise ValueError(f"Invalid event type: {member} | must be a subclass of BaseHookEvent")
+            return list(dict.fromkeys(event_type))
+        if not (isinstance(event_type, type) and issubclass(event_type, BaseHookEvent)):
+            raise ValueError(f"Invalid event type: {event_type} | must be a subclass of BaseHookEvent")
+        return [event_type]
+
+    def add_hook(self, hook: HookProvider, **kwargs: Any) -> None:
+        """Let a provider register its callbacks."""
+        hook.register_hooks(self, **kwargs)
+
+    def register_plugin(self, plugin: object, name: str | None = None) -> None:
+        """Register a pluggy-style plugin: an object or module with ``@hookimpl`` methods named after events.
+
+        ``tryfirst=True`` maps to `HookOrder.SDK_FIRST` and ``trylast=True`` to `HookOrder.SDK_LAST`.
+
+        Raises:
+            ValueError: A hookimpl names no known event, or the plugin is already registered.
+        """
+        registered = self._pm.register(plugin, name)
+        if registered is None:
+            return
+        try:
+            self._pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self._pm.unregister(plugin)
+            known = ", ".join(sorted(self._hook_names.values()))
+            raise ValueError(f"{exc} | hookimpl names must be one of: {known}") from None
+        self._plugin_seq[id(plugin)] = next(self._seq)
+        self._ordered.clear()
+
+    def load_entry_points(self, group: str = PROJECT) -> int:
+        """Register the plugins installed under an entry-point group (opt-in); return how many were loaded."""
+        before = set(map(id, self._pm.get_plugins()))
+        count = self._pm.load_setuptools_entrypoints(group)
+        for plugin in self._pm.get_plugins():
+            if id(plugin) not in before and not isinstance(plugin, _CallbackPlugin):
+                self._plugin_seq[id(plugin)] = next(self._seq)
+        self._pm.check_pending()
+        self._ordered.clear()
+        return count
+
+    def has_callbacks(self) -> bool:
+        """Return whether any callback or plugin is registered."""
+        return bool(self._pm.get_plugins())
+
+    def get_callbacks_for(self, event: BaseHookEvent) -> list[Callable[[Any], Any]]:
+        """Return the callbacks ``event`` will be dispatched to, in call order."""
+        return list(self._callbacks(type(event)))
+
+    def _callbacks(self, event_type: type[BaseHookEvent]) -> tuple[Callable[[Any], Any], ...]:
+        cached = self._ordered.get(event_type)
+        if cached is not None:
+            return cached
+        name = self._hook_names.get(event_type)
+        if name is None:
+            self._ordered[event_type] = ()
+            return ()
+        entries: list[tuple[float, int, Callable[[Any], Any]]] = []
+        for impl in getattr(self._pm.hook, name).get_hookimpls():
+            plugin = impl.plugin
+            if isinstance(plugin, _CallbackPlugin):
+                entries.append((plugin.order, plugin.seq, plugin.callback))
+                continue
+            seq = self._plugin_seq.get(id(plugin), -1)
+            order = HookOrder.SDK_FIRST if impl.tryfirst else HookOrder.SDK_LAST if impl.trylast else HookOrder.DEFAULT
+            entries.append((order, seq, impl.function))
+        reverse = event_type._REVERSE
+        # Ascending order; within one order, registration order (reversed for After* events).
+        entries.sort(key=lambda entry: (entry[0], -entry[1] if reverse else entry[1]))
+        ordered = tuple(entry[2] for entry in entries)
+        self._ordered[event_type] = ordered
+        return ordered
+
+    async def invoke_callbacks_async(self, event: TEvent) -> tuple[TEvent, list[Interrupt]]:
+        """Dispatch ``event`` to its callbacks in order, awaiting async ones; collect interrupts.
+
+        On an interruptible event every callback runs even after one interrupts, and all interrupts are
+        returned together. A callback's exception propagates at once, noted with the event and callback.
+        """
+        callbacks = self._callbacks(type(event))
+        if not callbacks:
+            return event, []
+        interrupts: dict[str, Interrupt] = {}
+        for callback in callbacks:
+            try:
+                result = callback(event)
+                if inspect.isawaitable(result):
+                    await result
+            except InterruptException as exc:
+                self._collect(event, callback, exc, interrupts)
+            except Exception as exc:
+                exc.add_note(f"raised by hook callback {_describe(callback)} on {type(event).__name__}")
+                raise
+        return event, list(interrupts.values())
+
+    def invoke_callbacks(self, event: TEvent) -> tuple[TEvent, list[Interrupt]]:
+        """Dispatch ``event`` synchronously; every callback must be synchronous.
+
+        Raises:
+            RuntimeError: A callback returned an awaitable.
+        """
+        interrupts: dict[str, Interrupt] = {}
+        for callback in self._callbacks(type(event)):
+            try:
+                result = callback(event)
+            except InterruptException as exc:
+                self._collect(event, callback, exc, interrupts)
+                continue
+            except Exception as exc:
+                exc.add_note(f"raised by hook callback {_describe(callback)} on {type(event).__name__}")
+                raise
+            if inspect.isawaitable(result):
+                if inspect.iscoroutine(result):
+                    result.close()
+                raise RuntimeError(f"event=<{event!r}> | use invoke_callbacks_async to invoke async callback")
+        return event, list(interrupts.values())
+
+    @staticmethod
+    def _collect(
+        event: BaseHookEvent, callback: Any, exc: InterruptException, interrupts: dict[str, Interrupt]
+    ) -> None:
+        if not isinstance(event, _Interruptible):
+            raise TypeError(
+                f"hook callback {_describe(callback)} raised an interrupt on {type(event).__name__}, which is not "
+                "interruptible. Interrupt from BeforeToolCallEvent, BeforeToolsEvent, BeforeModelCallEvent, "
+                "BeforeNodeCallEvent or a tool."
+            ) from exc
+        name = exc.interrupt.name
+        if name in interrupts:
+            raise ValueError(f"interrupt_name=<{name}> | interrupt name used more than once")
+        interrupts[name] = exc.interrupt
+
+
+def _describe(callback: Any) -> str:
+    return getattr(callback, "__qualname__", None) or repr(callback)
+
+
+def _is_async_callable(obj: Any) -> bool:
+    while isinstance(obj, functools.partial):
+        obj = obj.func
+    return inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(getattr(obj, "__call__", None))  # noqa: B004

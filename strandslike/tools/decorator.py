@@ -1,0 +1,544 @@
+"""The `@tool` decorator: turn a plain function, coroutine function, async generator or method into an `AgentTool`.
+
+Everything that can be worked out from the function itself (its signature, type hints, docstring, the pydantic
+model that validates its input and the JSON schema shown to the model) is computed once, at decoration time, so a
+call costs a validation, the call itself and the wrapping of its result.
+
+Example:
+    ```python
+    from strandslike import tool
+
+    @tool
+    def word_count(text: str) -> int:
+        '''Count the words in a text.'''
+        return len(text.split())
+    ```
+"""
+
+import functools
+import inspect
+import json
+import re
+import threading
+import types
+import typing
+from collections.abc import Callable
+from typing import Annotated, Any, Generic, ParamSpec, TypeVar, cast, overload
+
+import anyio
+import anyio.to_thread
+from anyio.lowlevel import RunVar
+from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
+
+from ..interrupt._interrupt import InterruptException
+from ..types.tools import AgentTool, ToolContext, ToolGenerator, ToolResult, ToolSpec, ToolUse
+from ._result import ToolResultEvent
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Parameters the framework supplies (or Python binds) and the model therefore never sees.
+_ALWAYS_EXCLUDED = frozenset({"self", "cls", "agent"})
+_ARGS_SECTIONS = frozenset({"args", "arguments", "parameters"})
+_SECTION_HEADER = re.compile(r"^([A-Za-z][A-Za-z ]*):\s*$")
+_ARG_ENTRY = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+# anyio's default thread limiter allows 40 threads per event loop, so a batch of more than 40 concurrent sync tools
+# would queue behind it. Tools get their own, larger limiter. It lives in a RunVar (one per event loop, the way anyio
+# keeps its default limiter) because a limiter is bound to the loop and backend that first uses it, and blocking
+# entry points may run several loops in different threads.
+_MAX_TOOL_THREADS = 256
+_TOOL_THREAD_LIMITER: RunVar[anyio.CapacityLimiter] = RunVar("strandslike_tool_thread_limiter")
+
+
+def _tool_thread_limiter() -> anyio.CapacityLimiter:
+    try:
+        return _TOOL_THREAD_LIMITER.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(_MAX_TOOL_THREADS)
+        _TOOL_THREAD_LIMITER.set(limiter)
+        return limiter
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into the description shown to the model and the per-argument texts.
+
+    The description is the docstring without its ``Args:`` (``Arguments:``, ``Parameters:``) section; other
+    sections such as ``Returns:`` and ``Raises:`` are kept because they help the model use the tool.
+    """
+    kept: list[str] = []
+    params: dict[str, str] = {}
+    in_args = False
+    entry_indent: int | None = None
+    current: str | None = None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        header = _SECTION_HEADER.match(line)
+        if header is not None:
+            in_args = header.group(1).strip().lower() in _ARGS_SECTIONS
+            entry_indent, current = None, None
+            if in_args:
+                continue
+        elif in_args and (indent > 0 or not stripped):
+            if not stripped:
+                continue
+            entry = _ARG_ENTRY.match(stripped)
+            if entry is not None and (entry_indent is None or indent <= entry_indent):
+                entry_indent, current = indent, entry.group(1)
+                params[current] = entry.group(2).strip()
+            elif current is not None:  # a continuation line of the current entry
+                params[current] = f"{params[current]} {stripped}".strip()
+            continue
+        else:
+            in_args = False  # unindented prose after the Args section belongs to the description again
+        kept.append(line)
+    return "\n".join(kept).strip(), params
+
+
+def _resolve_type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """Return the function's type hints (with ``Annotated`` extras), tolerating unresolvable ones.
+
+    A parameter like ``agent: "Agent"`` whose type is imported only under ``TYPE_CHECKING`` makes
+    `typing.get_type_hints` fail for the whole function, although that parameter never reaches the schema. Such
+    hints are resolved one by one instead, and the unresolvable ones are left as their string.
+    """
+    try:
+        return typing.get_type_hints(func, include_extras=True)
+    except NameError:
+        pass
+    globalns = getattr(inspect.unwrap(func), "__globals__", {})
+    hints: dict[str, Any] = {}
+    for name, annotation in inspect.get_annotations(func).items():
+        holder = types.SimpleNamespace(__annotations__={name: annotation})
+        try:
+            hints.update(typing.get_type_hints(holder, globalns=globalns, include_extras=True))
+        except NameError:
+            hints[name] = annotation
+    return hints
+
+
+def _is_tool_context(hint: Any) -> bool:
+    if typing.get_origin(hint) is Annotated:
+        hint = hint.__origin__
+    return isinstance(hint, type) and issubclass(hint, ToolContext)
+
+
+def _clean_schema(schema: dict[str, Any]) -> None:
+    """Strip pydantic's titles and ``additionalProperties`` and collapse optional-with-default properties.
+
+    Nested ``$defs`` are left alone: their titles name the nested models.
+    """
+    schema.pop("title", None)
+    schema.pop("additionalProperties", None)
+    required = set(schema.get("required", ()))
+    for name, prop in schema.get("properties", {}).items():
+        any_of = prop.get("anyOf")
+        # `x: X | None = None` is shown as plain X: models handle "omit it" better than a null union. A required
+        # nullable parameter keeps its anyOf, because there null is the only way to say "none".
+        if name not in required and isinstance(any_of, list) and len(any_of) == 2:
+            non_null = [item for item in any_of if item.get("type") != "null"]
+            if len(non_null) == 1:
+                del prop["anyOf"]
+                prop.update({key: value for key, value in non_null[0].items() if key not in prop})
+        if "properties" in prop:
+            _clean_schema(prop)
+        prop.pop("title", None)
+        prop.pop("additionalProperties", None)
+
+
+class _InvalidToolInputError(TypeError):
+    """The tool input is not a JSON object."""
+
+
+class _FunctionMetadata:
+    """What `@tool` learns about a function once, at decoration time."""
+
+    __slots__ = (
+        "context_param",
+        "description",
+        "field_names",
+        "input_model",
+        "input_schema",
+        "is_async",
+        "is_async_gen",
+        "param_names",
+        "positional_only",
+        "takes_var_kwargs",
+        "wants_agent",
+    )
+
+    def __init__(self, func: Callable[..., Any], context_param: str | None, explicit_schema: bool) -> None:
+        signature = inspect.signature(func)
+        hints = _resolve_type_hints(func)
+        description, arg_docs = _parse_docstring(inspect.getdoc(func) or "")
+        self.description = description or func.__name__
+        self.context_param = context_param
+        self.is_async_gen = inspect.isasyncgenfunction(func)
+        self.is_async = inspect.iscoroutinefunction(func)
+        self._check_context_param(signature, hints, context_param)
+
+        excluded = _ALWAYS_EXCLUDED | ({context_param} if context_param else set())
+        params = [
+            param
+            for param in signature.parameters.values()
+            if param.name not in excluded and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)
+        ]
+        self.param_names = frozenset(param.name for param in params)
+        self.positional_only = tuple(param.name for param in params if param.kind is param.POSITIONAL_ONLY)
+        self.takes_var_kwargs = any(param.kind is param.VAR_KEYWORD for param in signature.parameters.values())
+        self.wants_agent = "agent" in signature.parameters
+        # Fields get neutral internal names and the parameter name as alias: parameter names such as `json`,
+        # `schema`, `model_id` or `_private` would otherwise clash with BaseModel attributes or pydantic's
+        # protected namespaces (warnings or errors), although they are perfectly good tool inputs.
+        self.field_names = tuple((f"p{index}", param.name) for index, param in enumerate(params))
+        self.input_model: type[BaseModel] | None = None
+        self.input_schema: dict[str, Any] = {}
+        if explicit_schema:
+            return  # the caller's schema replaces ours; building a model could fail on types it cannot describe
+        fields: dict[str, Any] = {
+            internal: self._field_definition(param, hints, arg_docs)
+            for (internal, _), param in zip(self.field_names, params, strict=True)
+        }
+        # Strands' model name; it appears in validation error texts the model reads.
+        self.input_model = create_model(f"{func.__name__.capitalize()}Tool", **fields)
+        self.input_schema = self.input_model.model_json_schema()
+        _clean_schema(self.input_schema)
+
+    @staticmethod
+    def _check_context_param(signature: inspect.Signature, hints: dict[str, Any], context_param: str | None) -> None:
+        if context_param is None:
+            if any(_is_tool_context(hints.get(name)) for name in signature.parameters):
+                raise ValueError("@tool(context) must be set if passing in ToolContext param")
+        elif context_param not in signature.parameters:
+            raise ValueError(f"param_name=<{context_param}> | ToolContext param must be named '{context_param}'")
+
+    @staticmethod
+    def _field_definition(param: inspect.Parameter, hints: dict[str, Any], arg_docs: dict[str, str]) -> tuple[Any, Any]:
+        hint = hints.get(param.name, Any)
+        if isinstance(hint, str):
+            raise NameError(
+                f"Cannot resolve the type hint {hint!r} of parameter {param.name!r}: import the type at module "
+                "level (not only under TYPE_CHECKING) so @tool can build the input schema."
+            )
+        metadata: list[Any] = []
+        text: str | None = None
+        if typing.get_origin(hint) is Annotated:
+            for extra in hint.__metadata__:
+                if isinstance(extra, str):
+                    text = text or extra
+                else:
+                    metadata.append(extra)  # FieldInfo, annotated_types constraints: pydantic applies them
+            hint = hint.__origin__
+        default: Any = ... if param.default is inspect.Parameter.empty else param.default
+        explicit = next(
+            (info.description for info in [*metadata, default] if isinstance(info, FieldInfo) and info.description),
+            None,
+        )
+        description = explicit or text or arg_docs.get(param.name) or f"Parameter {param.name}"
+        # The last FieldInfo in Annotated wins, so this alias and description override any given earlier; an
+        # explicit Field(description=...) was picked above. A `= Field(...)` default is merged by pydantic.
+        metadata.append(Field(alias=param.name, description=description))
+        annotated = cast(Any, Annotated)[(hint, *metadata)]
+        return annotated, default
+
+    def build_kwargs(self, tool_input: Any) -> dict[str, Any]:
+        """Return the validated input as keyword arguments.
+
+        Raises:
+            ValidationError: The input does not match the parameters.
+            _InvalidToolInputError: An explicit ``inputSchema`` is in use and the input is not a dict.
+        """
+        if self.input_model is not None:
+            values = self.input_model.model_validate(tool_input).__dict__
+            return {name: values[internal] for internal, name in self.field_names}
+        if not isinstance(tool_input, dict):
+            raise _InvalidToolInputError(f"tool input must be a JSON object, got {type(tool_input).__name__}")
+        if self.takes_var_kwargs:
+            excluded = _ALWAYS_EXCLUDED | ({self.context_param} if self.context_param else set())
+            return {key: value for key, value in tool_input.items() if key not in excluded}
+        return {key: value for key, value in tool_input.items() if key in self.param_names}
+
+    def inject(self, kwargs: dict[str, Any], tool_use: ToolUse, invocation_state: dict[str, Any]) -> None:
+        """Add the framework-supplied arguments (`ToolContext`, ``agent``) the function declares."""
+        agent: Any = invocation_state.get("agent")
+        if self.context_param is not None:
+            cancel_signal = getattr(agent, "_cancel_signal", None)
+            if not isinstance(cancel_signal, threading.Event):
+                cancel_signal = threading.Event()
+            kwargs[self.context_param] = ToolContext(
+                tool_use=tool_use, agent=agent, invocation_state=invocation_state, cancel_signal=cancel_signal
+            )
+        if self.wants_agent and "agent" in invocation_state:
+            kwargs["agent"] = agent
+
+
+def _wrap_result(tool_use_id: str, value: Any) -> ToolResult:
+    """Turn what the function returned into a successful `ToolResult`."""
+    if isinstance(value, dict) and "status" in value and "content" in value:
+        # Already a ToolResult: keep it, but never trust the function with the id (copied, not mutated).
+        return cast(ToolResult, {**value, "toolUseId": tool_use_id})
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, BaseModel):
+        text = value.model_dump_json()
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            text = str(value)
+    return {"toolUseId": tool_use_id, "status": "success", "content": [{"text": text}]}
+
+
+def _error_result(tool_use_id: str, text: str) -> ToolResult:
+    return {"toolUseId": tool_use_id, "status": "error", "content": [{"text": text}]}
+
+
+def _exception_result(tool_use_id: str, exc: Exception) -> ToolResultEvent:
+    # Strands gives ValueError the short form because its validation errors were ValueErrors; user ValueErrors
+    # get it too (reference section 8, item 27). Kept: the model reads these texts and prompts may rely on them.
+    text = f"Error: {exc}" if isinstance(exc, ValueError) else f"Error: {type(exc).__name__} - {exc}"
+    return ToolResultEvent(_error_result(tool_use_id, text), exc)
+
+
+class DecoratedFunctionTool(AgentTool, Generic[P, R]):
+    """An `AgentTool` made by `@tool` from a function; calling it still calls the function.
+
+    Attribute access through an instance binds a decorated method to that instance, the way functions do, so
+    ``Toolbox().search`` is a tool whose calls receive ``self``.
+    """
+
+    def __init__(
+        self, tool_name: str, tool_spec: ToolSpec, tool_func: Callable[P, R], metadata: _FunctionMetadata
+    ) -> None:
+        """Wrap a function as a tool; use `tool` rather than calling this directly.
+
+        Args:
+            tool_name: The name the model calls the tool by.
+            tool_spec: The spec sent to the model.
+            tool_func: The decorated function (or bound method).
+            metadata: What `tool` learned about the function.
+        """
+        super().__init__()
+        self._tool_name = tool_name
+        self._tool_spec = tool_spec
+        self._tool_func = tool_func
+        self._metadata = metadata
+        functools.update_wrapper(wrapper=self, wrapped=tool_func)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> "DecoratedFunctionTool[P, R]":
+        """Bind a decorated method to ``instance``, returning a tool whose calls receive it as ``self``.
+
+        Args:
+            instance: The instance the attribute is read from, or None when read from the class.
+            owner: The class the attribute is read from.
+
+        Returns:
+            A new tool wrapping the bound method, or this tool when read from the class or already bound.
+        """
+        if instance is None or inspect.ismethod(self._tool_func):
+            return self
+        bound = cast(Callable[P, R], self._tool_func.__get__(instance, owner))
+        return DecoratedFunctionTool(self._tool_name, self._tool_spec, bound, self._metadata)
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Call the original function directly: no validation, no result wrapping."""
+        return self._tool_func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<DecoratedFunctionTool {self._tool_name!r} wrapping {self._tool_func!r}>"
+
+    @property
+    def tool_name(self) -> str:
+        """The name the model calls the tool by."""
+        return self._tool_name
+
+    @property
+    def tool_spec(self) -> ToolSpec:
+        """The spec sent to the model: name, description and ``{"json": <JSON schema>}`` input schema."""
+        return self._tool_spec
+
+    @tool_spec.setter
+    def tool_spec(self, value: ToolSpec) -> None:
+        """Replace the spec, for example to tweak the description; the name cannot change this way.
+
+        Raises:
+            ValueError: The new spec renames the tool or lacks a description or input schema.
+        """
+        if value.get("name") != self._tool_name:
+            raise ValueError(
+                f"cannot change tool name via tool_spec (tool is named {self._tool_name!r}, the new spec says "
+                f"{value.get('name')!r}); rename the tool with @tool(name=...) instead"
+            )
+        for key in ("description", "inputSchema"):
+            if key not in value:
+                raise ValueError(f"tool_spec for {self._tool_name!r} is missing {key!r}; the model needs it")
+        self._tool_spec = value
+
+    @property
+    def tool_type(self) -> str:
+        """Always ``"function"``."""
+        return "function"
+
+    @property
+    def supports_hot_reload(self) -> bool:
+        """Function tools may be reloaded from their module; always True."""
+        return True
+
+    def get_display_properties(self) -> dict[str, str]:
+        """Return the base properties plus the wrapped function's name."""
+        return {**super().get_display_properties(), "Function": getattr(self._tool_func, "__name__", "")}
+
+    async def stream(self, tool_use: ToolUse, invocation_state: dict[str, Any], **kwargs: Any) -> ToolGenerator:
+        """Validate the input, run the function and yield its result as a `ToolResultEvent` (the last value).
+
+        An async generator function's values are yielded as they come, except the last one, which is its result.
+        Errors become error results the model can read; an `InterruptException` (from ``tool_context.interrupt``)
+        and cancellation propagate, because they are control flow for the executor.
+
+        Args:
+            tool_use: The tool use to execute.
+            invocation_state: Per-invocation state; ``agent`` is injected into the function if it declares it.
+            **kwargs: Reserved for future arguments.
+
+        Yields:
+            Progress values of async generator tools, then a `ToolResultEvent`.
+        """
+        tool_use_id = tool_use.get("toolUseId", "unknown")
+        metadata = self._metadata
+        try:
+            call_kwargs = metadata.build_kwargs(tool_use.get("input", {}))
+        except (ValidationError, _InvalidToolInputError) as exc:
+            text = f"Error: Validation failed for input parameters: {exc}"
+            yield ToolResultEvent(_error_result(tool_use_id, text), exc)
+            return
+        metadata.inject(call_kwargs, tool_use, invocation_state)
+        args: list[Any] = []
+        for param_name in metadata.positional_only:  # empty unless the function has `/` in its signature
+            if param_name not in call_kwargs:
+                break
+            args.append(call_kwargs.pop(param_name))
+        if metadata.is_async_gen:
+            async for event in self._stream_generator(tool_use_id, args, call_kwargs):
+                yield event
+            return
+        func: Callable[..., Any] = self._tool_func
+        try:
+            if metadata.is_async:
+                value = await func(*args, **call_kwargs)
+            else:
+                call = functools.partial(func, *args, **call_kwargs)
+                value = await anyio.to_thread.run_sync(call, limiter=_tool_thread_limiter())
+        except InterruptException:
+            raise
+        except Exception as exc:
+            yield _exception_result(tool_use_id, exc)
+            return
+        yield ToolResultEvent(_wrap_result(tool_use_id, value))
+
+    async def _stream_generator(self, tool_use_id: str, args: list[Any], kwargs: dict[str, Any]) -> ToolGenerator:
+        func: Callable[..., Any] = self._tool_func
+        generator = func(*args, **kwargs)
+        has_value, last = False, None
+        try:
+            while True:
+                # Only the function's own step is guarded: an exception thrown into this generator at a `yield`
+                # (the consumer closing it) must not be mistaken for a tool failure.
+                try:
+                    value = await anext(generator)
+                except StopAsyncIteration:
+                    break
+                except InterruptException:
+                    raise
+                except Exception as exc:
+                    if has_value:  # it was progress, not the result: the generator went on (and failed)
+                        yield last
+                    yield _exception_result(tool_use_id, exc)
+                    return
+                if has_value:
+                    yield last
+                has_value, last = True, value
+        finally:
+            await generator.aclose()
+        yield ToolResultEvent(_wrap_result(tool_use_id, last))
+
+
+@overload
+def tool(func: Callable[P, R], /) -> DecoratedFunctionTool[P, R]: ...
+
+
+@overload
+def tool(
+    func: None = None,
+    description: str | None = None,
+    inputSchema: dict[str, Any] | None = None,  # Strands' spelling
+    name: str | None = None,
+    context: bool | str = False,
+) -> Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]: ...
+
+
+def tool(
+    func: Callable[P, R] | None = None,
+    description: str | None = None,
+    inputSchema: dict[str, Any] | None = None,  # Strands' spelling
+    name: str | None = None,
+    context: bool | str = False,
+) -> DecoratedFunctionTool[P, R] | Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]:
+    """Turn a function into a tool the model can call; the function stays callable as before.
+
+    Usable bare (``@tool``) or with arguments (``@tool(name="x", context=True)``). The spec's description is the
+    docstring without its ``Args:`` section, and each parameter is described by ``Annotated[T, "text"]``, else its
+    docstring ``Args:`` entry, else ``"Parameter <name>"``. Parameters named ``self``, ``cls`` and ``agent`` and the
+    context parameter are not part of the schema; ``agent`` receives the running agent.
+
+    Args:
+        func: The function to decorate (given when used bare).
+        description: Replaces the description taken from the docstring.
+        inputSchema: Replaces the generated input schema, either ``{"json": schema}`` or the JSON schema itself.
+            Input is then passed through unvalidated (it must still be a JSON object).
+        name: Replaces the function name as the tool name.
+        context: True to receive a `ToolContext` in the parameter named ``tool_context``, or the name of the
+            parameter to receive it in.
+
+    Returns:
+        The `DecoratedFunctionTool`, or a decorator making one when called with arguments only.
+
+    Raises:
+        ValueError: A parameter is annotated `ToolContext` but ``context`` is not set, or ``context`` names a
+            parameter the function does not have.
+    """
+    if isinstance(context, str):
+        context_param: str | None = context.strip()
+        if not context_param:
+            raise ValueError("Context parameter name cannot be empty")
+    else:
+        context_param = "tool_context" if context else None
+
+    def decorator(f: Callable[P, R]) -> DecoratedFunctionTool[P, R]:
+        if not callable(f):
+            raise TypeError(
+                f"@tool got {f!r}, which is not a function; pass options by keyword: @tool(description=...)"
+            )
+        metadata = _FunctionMetadata(f, context_param, explicit_schema=inputSchema is not None)
+        if inputSchema is None:
+            schema: dict[str, Any] = {"json": metadata.input_schema}
+        else:
+            # Strands takes the spec's whole inputSchema ({"json": ...}); a bare JSON schema is accepted too.
+            schema = inputSchema if set(inputSchema) == {"json"} else {"json": inputSchema}
+        tool_name = name if name is not None else f.__name__
+        if not isinstance(tool_name, str):
+            raise ValueError(f"Tool name must be a string, got {type(tool_name)}")
+        spec: ToolSpec = {
+            "name": tool_name,
+            "description": description if description is not None else metadata.description,
+            "inputSchema": schema,
+        }
+        return DecoratedFunctionTool(tool_name, spec, f, metadata)
+
+    if func is None:
+        return decorator
+    return decorator(func)
+
+
+__all__ = ["DecoratedFunctionTool", "tool"]

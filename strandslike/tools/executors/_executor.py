@@ -1,0 +1,125 @@
+"""Running one tool call: its hooks, the tool itself, retries and interrupts.
+
+Executors decide only how the calls of a batch are scheduled (concurrently or one after another); every call
+goes through `run_tool`, so both executors share the same hook and interrupt semantics.
+"""
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ...hooks.events import AfterToolCallEvent, BeforeToolCallEvent
+from ...interrupt import Interrupt, InterruptException
+from ...types.tools import AgentTool, ToolResult, ToolUse
+from .._result import ToolResultEvent
+
+if TYPE_CHECKING:
+    from ...agent.agent import Agent
+
+Emit = Callable[[dict[str, Any]], None]
+
+_NOTHING: Any = object()
+
+
+def error_result(tool_use_id: str, text: str) -> ToolResult:
+    """Return an error `ToolResult` carrying ``text``."""
+    return {"toolUseId": tool_use_id, "status": "error", "content": [{"text": text}]}
+
+
+class ToolExecutor(ABC):
+    """Schedules the tool calls of one batch.
+
+    `execute` fills ``results`` (by tool-use id) with the result of every call that completed and returns the
+    interrupts raised by the calls that did not.
+    """
+
+    @abstractmethod
+    async def execute(
+        self,
+        agent: "Agent",
+        tool_uses: list[ToolUse],
+        results: dict[str, ToolResult],
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+    ) -> list[Interrupt]:
+        """Run ``tool_uses``; put each completed result in ``results`` and return the raised interrupts."""
+
+
+async def run_tool(
+    agent: "Agent", tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
+) -> ToolResult | list[Interrupt]:
+    """Run one tool call through its hooks; return its result, or the interrupts that paused it."""
+    hooks = agent.hooks
+    selected: AgentTool | None = agent.tool_registry.registry.get(tool_use["name"])
+    before = BeforeToolCallEvent(agent, selected, tool_use, invocation_state)
+    _, interrupts = await hooks.invoke_callbacks_async(before)
+    if interrupts:
+        if emit is not None:
+            emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": interrupts}})
+        return interrupts
+    if before.tool_use is not tool_use or before.tool_use["name"] != tool_use["name"]:
+        tool_use = before.tool_use
+        if before.selected_tool is selected:  # only the name changed: resolve the tool again
+            before.selected_tool = agent.tool_registry.registry.get(tool_use["name"])
+    selected = before.selected_tool
+    tool_use_id = tool_use["toolUseId"]
+
+    if before.cancel_tool:
+        message = before.cancel_tool if isinstance(before.cancel_tool, str) else "tool cancelled by user"
+        if emit is not None:
+            emit({"tool_cancel_event": {"tool_use": tool_use, "message": message}})
+        after = AfterToolCallEvent(
+            agent, None, tool_use, invocation_state, error_result(tool_use_id, message), cancel_message=message
+        )
+        await hooks.invoke_callbacks_async(after)
+        return _finish(after.result, tool_use_id)
+
+    while True:
+        started = time.perf_counter()
+        result, exception = await _call(selected, tool_use, invocation_state, emit)
+        if isinstance(result, list):
+            return result
+        duration = time.perf_counter() - started
+        after = AfterToolCallEvent(
+            agent, selected, tool_use, invocation_state, result, exception=exception, duration=duration
+        )
+        await hooks.invoke_callbacks_async(after)
+        if after.retry and not agent._cancel_signal.is_set():
+            continue
+        final = _finish(after.result, tool_use_id)
+        agent.event_loop_metrics.add_tool_call(tool_use["name"], final["status"] == "success", duration)
+        if emit is not None:
+            emit({"tool_result": final})
+        return final
+
+
+async def _call(
+    selected: AgentTool | None, tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
+) -> tuple[ToolResult | list[Interrupt], Exception | None]:
+    tool_use_id = tool_use["toolUseId"]
+    if selected is None:
+        return error_result(tool_use_id, f"Unknown tool: {tool_use['name']}"), None
+    last = _NOTHING
+    try:
+        async for value in selected.stream(tool_use, invocation_state):
+            if last is not _NOTHING and emit is not None:
+                emit({"tool_stream_event": {"tool_use": tool_use, "data": last}})
+            last = value
+    except InterruptException as interrupt:
+        if emit is not None:
+            emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": [interrupt.interrupt]}})
+        return [interrupt.interrupt], None
+    except Exception as exc:
+        return error_result(tool_use_id, f"Error: {exc}"), exc
+    if last is _NOTHING:
+        return error_result(tool_use_id, f"Tool '{tool_use['name']}' did not return a result"), None
+    if isinstance(last, ToolResultEvent):
+        return last.result, last.exception
+    return last, None
+
+
+def _finish(result: ToolResult, tool_use_id: str) -> ToolResult:
+    if result.get("toolUseId") != tool_use_id:
+        result = {**result, "toolUseId": tool_use_id}
+    return result

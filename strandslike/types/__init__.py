@@ -1,0 +1,36 @@
+"""Wire types shared across strandslike: messages, tools, stream events and exceptions."""
+
+from .agent import AgentInput
+from .content import ContentBlock, Message, Messages
+from .exceptions import (
+    ConcurrencyException,
+    ContextWindowOverflowException,
+    EventLoopException,
+    MaxTokensReachedException,
+    ModelThrottledException,
+    SessionException,
+    StrandslikeError,
+)
+from .streaming import StopReason, StreamEvent
+from .tools import AgentTool, ToolContext, ToolResult, ToolSpec, ToolUse
+
+__all__ = [
+    "AgentInput",
+    "AgentTool",
+    "ConcurrencyException",
+    "ContentBlock",
+    "ContextWindowOverflowException",
+    "EventLoopException",
+    "MaxTokensReachedException",
+    "Message",
+    "Messages",
+    "ModelThrottledException",
+    "SessionException",
+    "StopReason",
+    "StrandslikeError",
+    "StreamEvent",
+    "ToolContext",
+    "ToolResult",
+    "ToolSpec",
+    "ToolUse",
+]

@@ -1,0 +1,78 @@
+"""Exception types.
+
+Names mirrored from Strands keep Strands' spelling (``...Exception``); new errors end in ``Error`` and derive
+from `StrandslikeError` plus the closest builtin, so ported ``except`` clauses keep catching them.
+"""
+
+from typing import Any
+
+
+class StrandslikeError(Exception):
+    """Base class of every error strandslike defines itself."""
+
+
+class EventLoopException(Exception):
+    """An exception raised inside the event loop, with the request state at the time (Strands name)."""
+
+    def __init__(self, original_exception: Exception, request_state: Any = None) -> None:
+        self.original_exception = original_exception
+        self.request_state = request_state if request_state is not None else {}
+        super().__init__(str(original_exception))
+
+
+class MaxTokensReachedException(Exception):
+    """The model stopped because it reached its output-token limit (Strands name)."""
+
+
+class ContextWindowOverflowException(Exception):
+    """The conversation no longer fits the model's context window (Strands name)."""
+
+
+class ModelThrottledException(Exception):
+    """The model provider throttled the request (Strands name)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class ConcurrencyException(Exception):
+    """The agent is already running an invocation (Strands name)."""
+
+
+class SessionException(Exception):
+    """A session could not be read or written (Strands name)."""
+
+
+class ModelNotConfiguredError(StrandslikeError, ValueError):
+    """The agent was invoked without a model."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This agent has no model, and strandslike never picks one that would call the network. "
+            "Pass one: Agent(model=YourProvider(...)) for a real LLM, or "
+            "Agent(model=ScriptedModel([...])) from strandslike.models for tests and demos."
+        )
+
+
+class NotJSONSerializableError(StrandslikeError, TypeError):
+    """A value that must be persisted is not JSON-serializable."""
+
+    def __init__(self, what: str, value: Any, detail: str) -> None:
+        self.what = what
+        self.value = value
+        super().__init__(
+            f"{what} must be JSON-serializable so it can be persisted and sent to clients, "
+            f"but {value!r} is not ({detail}). Use dicts, lists, strings, numbers, booleans and None."
+        )
+
+
+class ToolNameConflictError(StrandslikeError, ValueError):
+    """Two tools given to one agent share a name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(
+            f"Tool name {name!r} is used by more than one tool. Tool names must be unique within an agent; "
+            "rename one with @tool(name=...)."
+        )

@@ -1,0 +1,133 @@
+"""Tool wire types (Bedrock Converse shapes), the tool base class and the context given to tools."""
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
+
+from typing_extensions import TypedDict
+
+from .interrupt import _Interruptible, name_uuid
+
+if TYPE_CHECKING:
+    from ..agent.agent import Agent
+
+
+class ToolUse(TypedDict):
+    """A model's request to call a tool."""
+
+    toolUseId: str
+    name: str
+    input: Any
+
+
+class ToolResultContent(TypedDict, total=False):
+    """One block of a tool result; exactly one key is set."""
+
+    text: str
+    json: Any
+    image: dict[str, Any]
+    document: dict[str, Any]
+
+
+ToolResultStatus: TypeAlias = Literal["success", "error"]
+
+
+class ToolResult(TypedDict):
+    """The outcome of a tool call, sent back to the model."""
+
+    toolUseId: str
+    status: ToolResultStatus
+    content: list[ToolResultContent]
+
+
+class ToolSpec(TypedDict):
+    """What the model is told about a tool."""
+
+    name: str
+    description: str
+    inputSchema: dict[str, Any]
+    outputSchema: NotRequired[dict[str, Any]]
+
+
+ToolChoice: TypeAlias = dict[str, Any]
+
+ToolGenerator: TypeAlias = AsyncGenerator[Any, None]
+
+
+@dataclass
+class ToolContext(_Interruptible):
+    """What a tool declared with ``@tool(context=True)`` receives besides its input.
+
+    Attributes:
+        tool_use: The tool use being executed.
+        agent: The agent running the tool.
+        invocation_state: Per-invocation state shared by hooks and tools (a copy of the caller's dict plus
+            framework keys such as ``agent``).
+        cancel_signal: Set when the agent is asked to cancel; long-running tools may poll it.
+    """
+
+    tool_use: ToolUse
+    agent: "Agent"
+    invocation_state: dict[str, Any]
+    cancel_signal: threading.Event = field(default_factory=threading.Event)
+
+    def _interrupt_id(self, name: str) -> str:
+        return f"v1:tool_call:{self.tool_use['toolUseId']}:{name_uuid(name)}"
+
+
+class AgentTool(ABC):
+    """Base class of tools: a name, a spec, and an async generator whose last value is the `ToolResult`."""
+
+    @property
+    @abstractmethod
+    def tool_name(self) -> str:
+        """The name the model calls the tool by."""
+
+    @property
+    @abstractmethod
+    def tool_spec(self) -> ToolSpec:
+        """The spec sent to the model."""
+
+    @property
+    @abstractmethod
+    def tool_type(self) -> str:
+        """A short kind label, e.g. ``"function"``."""
+
+    @property
+    def supports_hot_reload(self) -> bool:
+        """Whether the tool may be reloaded from its source while the agent runs."""
+        return False
+
+    @property
+    def is_dynamic(self) -> bool:
+        """Whether the tool was added at run time."""
+        return False
+
+    @abstractmethod
+    def stream(self, tool_use: ToolUse, invocation_state: dict[str, Any], **kwargs: Any) -> ToolGenerator:
+        """Run the tool, yielding progress events; the last value yielded is the `ToolResult`.
+
+        Args:
+            tool_use: The tool use to execute.
+            invocation_state: Per-invocation state (includes ``agent``).
+            **kwargs: Reserved for future arguments.
+        """
+
+    def get_display_properties(self) -> dict[str, str]:
+        """Return properties shown when the tool is listed."""
+        return {"Name": self.tool_name, "Type": self.tool_type}
+
+
+__all__ = [
+    "AgentTool",
+    "ToolChoice",
+    "ToolContext",
+    "ToolGenerator",
+    "ToolResult",
+    "ToolResultContent",
+    "ToolResultStatus",
+    "ToolSpec",
+    "ToolUse",
+]

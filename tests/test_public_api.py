@@ -1,0 +1,64 @@
+"""Every package re-exports its public names with a sorted, complete ``__all__`` (as httpx checks)."""
+
+import importlib
+
+import pytest
+
+PACKAGES = [
+    "strandslike",
+    "strandslike.agent",
+    "strandslike.hooks",
+    "strandslike.interrupt",
+    "strandslike.models",
+    "strandslike.tools",
+    "strandslike.tools.executors",
+    "strandslike.types",
+]
+
+CONTRACT = {
+    "strandslike": {"Agent", "tool", "ToolContext", "AgentResult"},
+    "strandslike.agent": {"Agent", "AgentResult"},
+    "strandslike.hooks": {
+        "HookProvider",
+        "HookRegistry",
+        "HookOrder",
+        "HookEvent",
+        "BaseHookEvent",
+        "AgentInitializedEvent",
+        "BeforeInvocationEvent",
+        "AfterInvocationEvent",
+        "MessageAddedEvent",
+        "BeforeModelCallEvent",
+        "AfterModelCallEvent",
+        "BeforeToolsEvent",
+        "AfterToolsEvent",
+        "BeforeToolCallEvent",
+        "AfterToolCallEvent",
+        "MultiAgentInitializedEvent",
+        "BeforeMultiAgentInvocationEvent",
+        "AfterMultiAgentInvocationEvent",
+        "BeforeNodeCallEvent",
+        "AfterNodeCallEvent",
+    },
+    "strandslike.interrupt": {"Interrupt", "InterruptException"},
+    "strandslike.models": {"Model", "ScriptedModel"},
+}
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_is_sorted_and_complete(name):
+    module = importlib.import_module(name)
+    exported = module.__all__
+    assert exported == sorted(exported)
+    public = {n for n in vars(module) if not n.startswith("_") and not isinstance(vars(module)[n], type(importlib))}
+    assert public == set(exported)
+
+
+@pytest.mark.parametrize(("name", "names"), CONTRACT.items())
+def test_strands_contract_names_are_exported(name, names):
+    assert names <= set(importlib.import_module(name).__all__)
+
+
+def test_types_module_paths_mirror_strands():
+    from strandslike.types.content import ContentBlock, Message, Messages  # noqa: F401
+    from strandslike.types.tools import ToolContext, ToolResult, ToolSpec, ToolUse  # noqa: F401
