@@ -85,7 +85,28 @@ def _result(
 async def _model_turn(
     agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None
 ) -> tuple[Message, StopReason] | list[Interrupt]:
-    """Call the model once (with retries hooks ask for) and append its message; or return interrupts."""
+    """Call the model and append its message (retrying whole attempts when a hook asks); or return interrupts."""
+    while True:
+        outcome = await _model_attempt(agent, invocation_state, emit)
+        if outcome is not None:
+            break
+    if isinstance(outcome, list):
+        return outcome
+    message, stop_reason = outcome
+    await append_message(agent, message, emit)
+    if stop_reason == "max_tokens":
+        raise MaxTokensReachedException(
+            "Agent has reached an unrecoverable state due to max_tokens limit. "
+            "For more information see: https://strandsagents.com/latest/user-guide/concepts/agents/agent-loop/"
+            "#maxtokensreachedexception"
+        )
+    return message, stop_reason
+
+
+async def _model_attempt(
+    agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None
+) -> tuple[Message, StopReason] | list[Interrupt] | None:
+    """Run one model call with its hooks; None means a hook asked for a retry."""
     hooks = agent.hooks
     state = agent._interrupt_state
     if hooks._callbacks(BeforeModelCallEvent):
@@ -97,51 +118,39 @@ async def _model_turn(
         state.deactivate()  # the interrupted model call may proceed: its answers are spent
         if before.cancel:
             text = before.cancel if isinstance(before.cancel, str) else "model call denied by hook"
-            message: Message = {"role": "assistant", "content": [{"text": text}]}
-            after = AfterModelCallEvent(agent, invocation_state, ModelStopResponse(message, "end_turn"))
+            denied: Message = {"role": "assistant", "content": [{"text": text}]}
+            after = AfterModelCallEvent(agent, invocation_state, ModelStopResponse(denied, "end_turn"))
             await hooks.invoke_callbacks_async(after)
-            await append_message(agent, message, emit)
-            return message, "end_turn"
+            return denied, "end_turn"
     model = agent.model
     if model is None:
         raise ModelNotConfiguredError()
     has_after = bool(hooks._callbacks(AfterModelCallEvent))
-    while True:
-        try:
-            chunks = model.stream(
-                agent.messages,
-                agent.tool_registry.get_all_tool_specs() or None,
-                agent.system_prompt,
-                tool_choice=None,
-                invocation_state=invocation_state,
-                cancel_signal=agent._cancel_signal,
-                model_state=agent._model_state,
-            )
-            streamed = await process_stream(chunks, emit, agent._cancel_signal)
-        except Exception as exc:
-            if not has_after:
-                raise
-            failed = AfterModelCallEvent(agent, invocation_state, exception=exc)
-            await hooks.invoke_callbacks_async(failed)  # outside the try: a hook error is never dispatched twice
-            if failed.retry:
-                continue
-            raise
-        if has_after:
-            after = AfterModelCallEvent(
-                agent, invocation_state, ModelStopResponse(streamed.message, streamed.stop_reason)
-            )
-            await hooks.invoke_callbacks_async(after)
-            if after.retry:
-                continue
-        break
-    agent.event_loop_metrics.add_usage(streamed.usage, streamed.metrics)
-    await append_message(agent, streamed.message, emit)
-    if streamed.stop_reason == "max_tokens":
-        raise MaxTokensReachedException(
-            "Agent has reached an unrecoverable state due to max_tokens limit. "
-            "For more information see: https://strandsagents.com/latest/user-guide/concepts/agents/agent-loop/"
-            "#maxtokensreachedexception"
+    try:
+        chunks = model.stream(
+            agent.messages,
+            agent.tool_registry.get_all_tool_specs() or None,
+            agent.system_prompt,
+            tool_choice=None,
+            invocation_state=invocation_state,
+            cancel_signal=agent._cancel_signal,
+            model_state=agent._model_state,
         )
+        streamed = await process_stream(chunks, emit, agent._cancel_signal)
+    except Exception as exc:
+        if not has_after:
+            raise
+        failed = AfterModelCallEvent(agent, invocation_state, exception=exc)
+        await hooks.invoke_callbacks_async(failed)  # outside the try: a hook error is never dispatched twice
+        if failed.retry:
+            return None
+        raise
+    if has_after:
+        after = AfterModelCallEvent(agent, invocation_state, ModelStopResponse(streamed.message, streamed.stop_reason))
+        await hooks.invoke_callbacks_async(after)
+        if after.retry:
+            return None
+    agent.event_loop_metrics.add_usage(streamed.usage, streamed.metrics)
     return streamed.message, streamed.stop_reason
 
 

@@ -76,3 +76,23 @@ class ToolNameConflictError(StrandslikeError, ValueError):
             f"Tool name {name!r} is used by more than one tool. Tool names must be unique within an agent; "
             "rename one with @tool(name=...)."
         )
+
+
+class SessionConflictError(StrandslikeError, SessionException):
+    """Another writer holds or changed the session since this agent loaded it."""
+
+    def __init__(self, session_id: str, agent_id: str, detail: str) -> None:
+        self.session_id = session_id
+        self.agent_id = agent_id
+        super().__init__(
+            f"session_id=<{session_id}>, agent_id=<{agent_id}> | {detail}. Nothing was written and no tool ran; "
+            "build a fresh Agent for this session (it reloads the latest state) and retry."
+        )
+
+
+class SessionCorruptError(StrandslikeError, SessionException):
+    """A session file cannot be read: corrupt, foreign, or from an unknown format."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {detail}")

@@ -49,19 +49,33 @@ class ToolExecutor(ABC):
 async def run_tool(
     agent: "Agent", tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
 ) -> ToolResult | list[Interrupt]:
-    """Run one tool call through its hooks; return its result, or the interrupts that paused it."""
+    """Run one tool call through its hooks; return its result, or the interrupts that paused it.
+
+    When an `AfterToolCallEvent` hook asks for a retry, the whole attempt runs again, hooks included.
+    """
+    while True:
+        outcome = await _attempt(agent, tool_use, invocation_state, emit)
+        if outcome is not None:
+            return outcome
+
+
+async def _attempt(
+    agent: "Agent", tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
+) -> ToolResult | list[Interrupt] | None:
+    """Run one attempt; None means an `AfterToolCallEvent` hook asked for a retry."""
     hooks = agent.hooks
-    selected: AgentTool | None = agent.tool_registry.registry.get(tool_use["name"])
+    requested_name = tool_use["name"]
+    selected: AgentTool | None = agent.tool_registry.registry.get(requested_name)
     before = BeforeToolCallEvent(agent, selected, tool_use, invocation_state)
     _, interrupts = await hooks.invoke_callbacks_async(before)
     if interrupts:
         if emit is not None:
             emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": interrupts}})
         return interrupts
-    if before.tool_use is not tool_use or before.tool_use["name"] != tool_use["name"]:
-        tool_use = before.tool_use
-        if before.selected_tool is selected:  # only the name changed: resolve the tool again
-            before.selected_tool = agent.tool_registry.registry.get(tool_use["name"])
+    tool_use = before.tool_use
+    if tool_use["name"] != requested_name and before.selected_tool is selected:
+        # Only the name changed (in place or by a new dict): resolve the tool again under the new name.
+        before.selected_tool = agent.tool_registry.registry.get(tool_use["name"])
     selected = before.selected_tool
     tool_use_id = tool_use["toolUseId"]
 
@@ -75,23 +89,22 @@ async def run_tool(
         await hooks.invoke_callbacks_async(after)
         return _finish(after.result, tool_use_id)
 
-    while True:
-        started = time.perf_counter()
-        result, exception = await _call(selected, tool_use, invocation_state, emit)
-        if isinstance(result, list):
-            return result
-        duration = time.perf_counter() - started
-        after = AfterToolCallEvent(
-            agent, selected, tool_use, invocation_state, result, exception=exception, duration=duration
-        )
-        await hooks.invoke_callbacks_async(after)
-        if after.retry and not agent._cancel_signal.is_set():
-            continue
-        final = _finish(after.result, tool_use_id)
-        agent.event_loop_metrics.add_tool_call(tool_use["name"], final["status"] == "success", duration)
-        if emit is not None:
-            emit({"tool_result": final})
-        return final
+    started = time.perf_counter()
+    result, exception = await _call(selected, tool_use, invocation_state, emit)
+    if isinstance(result, list):
+        return result
+    duration = time.perf_counter() - started
+    after = AfterToolCallEvent(
+        agent, selected, tool_use, invocation_state, result, exception=exception, duration=duration
+    )
+    await hooks.invoke_callbacks_async(after)
+    if after.retry and not agent._cancel_signal.is_set():
+        return None
+    final = _finish(after.result, tool_use_id)
+    agent.event_loop_metrics.add_tool_call(tool_use["name"], final["status"] == "success", duration)
+    if emit is not None:
+        emit({"tool_result": final})
+    return final
 
 
 async def _call(

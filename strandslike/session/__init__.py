@@ -1,0 +1,15 @@
+"""Session management: persist agents so a fresh process can resume them."""
+
+from .file_session_manager import FileSessionManager
+from .memory_session_repository import InMemorySessionRepository
+from .repository_session_manager import RepositorySessionManager
+from .session_manager import SessionManager
+from .session_repository import SessionRepository
+
+__all__ = [
+    "FileSessionManager",
+    "InMemorySessionRepository",
+    "RepositorySessionManager",
+    "SessionManager",
+    "SessionRepository",
+]

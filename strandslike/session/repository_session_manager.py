@@ -1,0 +1,167 @@
+"""`RepositorySessionManager`: a session manager over any `SessionRepository`."""
+
+import copy
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ..agent.state import AgentState
+from ..types.content import ContentBlock, Message, Messages
+from ..types.exceptions import SessionException
+from ..types.session import Session, SessionAgent, SessionMessage, SessionType
+from ._ids import validate_id
+from .session_manager import SessionManager
+from .session_repository import SessionRepository
+
+if TYPE_CHECKING:
+    from ..agent.agent import Agent
+
+logger = logging.getLogger(__name__)
+
+
+class RepositorySessionManager(SessionManager):
+    """Persists agents through a `SessionRepository`; creates the session if it does not exist yet.
+
+    What is persisted: every message (appended as it is added), ``agent.state``, the interrupt state (open
+    interrupts, answers given so far, and the pending tool batch with the results of completed tools), the model
+    state and the conversation manager's state. The agent record is rewritten only when one of these changed.
+    """
+
+    def __init__(self, session_id: str, session_repository: SessionRepository, **kwargs: Any) -> None:
+        """Open (or create) session ``session_id`` in ``session_repository``.
+
+        Raises:
+            ValueError: ``session_id`` is not a safe id.
+        """
+        self.session_id = validate_id(session_id, "session")
+        self.session_repository = session_repository
+        self.blocking_io = getattr(session_repository, "blocking_io", True)
+        session = session_repository.read_session(session_id)
+        self._is_new_session = session is None
+        if session is None:
+            session = Session(session_id=session_id, session_type=SessionType.AGENT)
+            session_repository.create_session(session)
+        self.session = session
+        self._latest_message: dict[str, SessionMessage | None] = {}
+        self._synced: dict[str, tuple[int, int, Any, Any]] = {}
+
+    def initialize(self, agent: "Agent", **kwargs: Any) -> None:
+        """Restore ``agent`` from the session, or create it there with its current messages.
+
+        Raises:
+            SessionException: Another agent with the same id was already initialized by this manager.
+        """
+        agent_id = validate_id(agent.agent_id, "agent")
+        if agent_id in self._latest_message:
+            raise SessionException("The `agent_id` of an agent must be unique in a session.")
+        self._latest_message[agent_id] = None
+        stored = None if self._is_new_session else self.session_repository.read_agent(self.session_id, agent_id)
+        if stored is None:
+            self.session_repository.create_agent(self.session_id, SessionAgent.from_agent(agent))
+            latest = None
+            for index, message in enumerate(agent.messages):
+                latest = SessionMessage.from_message(message, index)
+                self.session_repository.create_message(self.session_id, agent_id, latest)
+            self._latest_message[agent_id] = latest
+        else:
+            self._restore(agent, stored)
+        self._remember_sync(agent)
+        self._is_new_session = False
+
+    def _restore(self, agent: "Agent", stored: SessionAgent) -> None:
+        agent.state = AgentState(stored.state)
+        stored.initialize_internal_state(agent)
+        prepend: Messages = []
+        offset = 0
+        manager = agent.conversation_manager
+        if manager is not None:
+            prepend = manager.restore_from_session(stored.conversation_manager_state) or []
+            offset = manager.removed_message_count
+        session_messages = self.session_repository.list_messages(self.session_id, agent.agent_id, offset=offset)
+        if session_messages:
+            self._latest_message[agent.agent_id] = session_messages[-1]
+        messages = prepend + [session_message.to_message() for session_message in session_messages]
+        agent.messages = repair_tool_use(messages)
+
+    def append_message(self, message: Message, agent: "Agent", **kwargs: Any) -> None:
+        """Persist ``message`` as the agent's next message."""
+        latest = self._latest_message.get(agent.agent_id)
+        session_message = SessionMessage.from_message(message, 0 if latest is None else latest.message_id + 1)
+        self.session_repository.create_message(self.session_id, agent.agent_id, session_message)
+        self._latest_message[agent.agent_id] = session_message
+
+    def redact_latest_message(self, redact_message: Message, agent: "Agent", **kwargs: Any) -> None:
+        """Persist a redaction of the latest message.
+
+        Raises:
+            SessionException: No message was persisted yet.
+        """
+        latest = self._latest_message.get(agent.agent_id)
+        if latest is None:
+            raise SessionException("No message to redact.")
+        latest.redact_message = redact_message
+        self.session_repository.update_message(self.session_id, agent.agent_id, latest)
+
+    def sync_agent(self, agent: "Agent", **kwargs: Any) -> None:
+        """Rewrite the agent record if its state, interrupt state, model state or manager state changed."""
+        if self._fingerprint(agent) == self._synced.get(agent.agent_id):
+            return
+        self.session_repository.update_agent(self.session_id, SessionAgent.from_agent(agent))
+        self._remember_sync(agent)
+
+    def _fingerprint(self, agent: "Agent") -> tuple[int, int, Any, Any]:
+        manager = agent.conversation_manager
+        return (
+            agent.state.version,
+            agent._interrupt_state.version,
+            manager.get_state() if manager is not None else None,
+            agent._model_state,
+        )
+
+    def _remember_sync(self, agent: "Agent") -> None:
+        self._synced[agent.agent_id] = copy.deepcopy(self._fingerprint(agent))
+
+
+def repair_tool_use(messages: Messages) -> Messages:
+    """Return ``messages`` with every tool use paired with exactly one result, as Strands' restore does.
+
+    A tool use whose result is missing (a crash or timeout mid-tool) gets an error result ``"Tool was
+    interrupted."``; results that answer no tool use are dropped. A trailing assistant tool use is left as it is:
+    either the agent waits on an interrupt for it, or the next prompt repairs it in the same user message.
+    """
+    work = list(messages)
+    repaired: Messages = []
+    index = 0
+    while index < len(work):
+        message = work[index]
+        index += 1
+        if message["role"] == "user" and any("toolResult" in block for block in message["content"]):
+            previous = repaired[-1] if repaired else None
+            if previous is None or not any("toolUse" in block for block in previous["content"]):
+                logger.warning("message_index=<%d> | dropping tool results that answer no tool use", index - 1)
+                kept = [block for block in message["content"] if "toolResult" not in block]
+                if kept:
+                    repaired.append({**message, "content": kept})
+                continue
+        repaired.append(message)
+        uses = [block["toolUse"]["toolUseId"] for block in message["content"] if "toolUse" in block]
+        if message["role"] != "assistant" or not uses or index >= len(work):
+            continue  # no tool use, or a trailing one: waiting on an interrupt or repaired with the next prompt
+        following = work[index]
+        results = {
+            block["toolResult"]["toolUseId"]: block
+            for block in following["content"]
+            if following["role"] == "user" and "toolResult" in block
+        }
+        if len(results) == len(uses) and all(use in results for use in uses):
+            continue
+        content: list[ContentBlock] = [
+            results.get(use)
+            or {"toolResult": {"toolUseId": use, "status": "error", "content": [{"text": "Tool was interrupted."}]}}
+            for use in uses
+        ]
+        if following["role"] == "user":
+            extra = [block for block in following["content"] if "toolResult" not in block]
+            work[index] = {**following, "content": content + extra}
+        else:
+            work.insert(index, {"role": "user", "content": content})
+    return repaired
