@@ -22,6 +22,7 @@ from ..types.agent import AgentInput
 from ..types.content import Message, Messages
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ._metrics import EventLoopMetrics
+from .conversation_manager import ConversationManager, SlidingWindowConversationManager
 from ._prompt import dangling_tool_uses, is_interrupt_responses, prompt_to_messages
 from ._tool_caller import ToolCaller
 from .agent_result import AgentResult
@@ -47,7 +48,7 @@ class Agent:
         tools: Iterable[Any] | None = None,
         system_prompt: str | None = None,
         callback_handler: Callable[..., Any] | None = None,
-        conversation_manager: Any = None,
+        conversation_manager: ConversationManager | None = None,
         record_direct_tool_call: bool = True,
         *,
         agent_id: str | None = None,
@@ -67,7 +68,8 @@ class Agent:
             tools: Tools: ``@tool`` functions or `AgentTool` instances; names must be unique.
             system_prompt: System prompt sent with every model call.
             callback_handler: Called with ``**event`` for every stream event; None for no output.
-            conversation_manager: Trims the conversation after each invocation.
+            conversation_manager: Trims the conversation after each invocation (default: a sliding window of 40
+                messages, as in Strands; `NullConversationManager` keeps everything).
             record_direct_tool_call: Whether ``agent.tool.name(...)`` calls are recorded in the history.
             agent_id: Id under which sessions persist this agent (default ``"default"``).
             name: Display name (default ``"Strands Agents"``); node id in a Swarm.
@@ -91,7 +93,9 @@ class Agent:
         self.tool_registry.process_tools(tools or ())
         self.tool_executor: ToolExecutor = tool_executor or ConcurrentToolExecutor()
         self.event_loop_metrics = EventLoopMetrics()
-        self.conversation_manager = conversation_manager
+        self.conversation_manager: ConversationManager = (
+            conversation_manager if conversation_manager is not None else SlidingWindowConversationManager()
+        )
         self.session_manager = session_manager
         self.hooks = HookRegistry()
         self._interrupt_state = _InterruptState()
@@ -102,8 +106,7 @@ class Agent:
 
         if session_manager is not None:
             self.hooks.add_hook(session_manager)
-        if isinstance(conversation_manager, HookProvider):
-            self.hooks.add_hook(conversation_manager)
+        self.hooks.add_hook(self.conversation_manager)
         for hook in hooks or ():
             self._register(hook)
         if load_entry_points:
@@ -275,8 +278,7 @@ class Agent:
                 for message in before.messages or ():
                     await append_message(self, message, emit)
                 final = result = await run_cycles(self, state, emit)
-                if self.conversation_manager is not None:
-                    self.conversation_manager.apply_management(self)
+                self.conversation_manager.apply_management(self)
         finally:
             after = AfterInvocationEvent(self, state, result)
             if hooks._callbacks(AfterInvocationEvent):

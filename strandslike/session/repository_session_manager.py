@@ -73,7 +73,7 @@ class RepositorySessionManager(SessionManager):
         prepend: Messages = []
         offset = 0
         manager = agent.conversation_manager
-        if manager is not None:
+        if manager is not None and stored.conversation_manager_state.get("__name__"):
             prepend = manager.restore_from_session(stored.conversation_manager_state) or []
             offset = manager.removed_message_count
         session_messages = self.session_repository.list_messages(self.session_id, agent.agent_id, offset=offset)
