@@ -22,10 +22,10 @@ from ..types.agent import AgentInput
 from ..types.content import Message, Messages
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ._metrics import EventLoopMetrics
-from .conversation_manager import ConversationManager, SlidingWindowConversationManager
 from ._prompt import dangling_tool_uses, is_interrupt_responses, prompt_to_messages
 from ._tool_caller import ToolCaller
 from .agent_result import AgentResult
+from .conversation_manager import ConversationManager, SlidingWindowConversationManager
 from .state import AgentState
 
 _DEFAULT_AGENT_ID = "default"
