@@ -108,6 +108,20 @@ class RepositorySessionManager(SessionManager):
         self.session_repository.update_agent(self.session_id, SessionAgent.from_agent(agent))
         self._remember_sync(agent)
 
+    def initialize_multi_agent(self, source: Any, **kwargs: Any) -> None:
+        """Restore an orchestrator (and its node agents) from the session, or store it if it is new."""
+        validate_id(source.id, "multi_agent")
+        stored = None if self._is_new_session else self.session_repository.read_multi_agent(self.session_id, source.id)
+        if stored is None:
+            self.session_repository.create_multi_agent(self.session_id, source)
+        else:
+            source.deserialize_state(stored)
+        self._is_new_session = False
+
+    def sync_multi_agent(self, source: Any, **kwargs: Any) -> None:
+        """Persist an orchestrator's state (its run, interrupts and node agents)."""
+        self.session_repository.update_multi_agent(self.session_id, source)
+
     def _fingerprint(self, agent: "Agent") -> tuple[int, int, Any, Any]:
         manager = agent.conversation_manager
         return (

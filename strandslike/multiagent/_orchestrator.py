@@ -1,0 +1,333 @@
+"""Machinery shared by Graph and Swarm: hooks, node execution, interrupts across nodes, persistence of nodes.
+
+Interrupts raised inside a node (by the node agent's tools or hooks, or by a nested orchestrator) are re-issued
+by the orchestrator under an id prefixed with the node (``v1:node:<uuid5(node_id)>:<inner id>``), so ids stay
+unique across the whole orchestration even when two agents use the same tool-use ids. The orchestrator keeps the
+route back to the node in its interrupt state and hands each answer to the node that asked.
+"""
+
+import copy
+import threading
+import time
+from collections.abc import Iterable
+from contextlib import nullcontext
+from typing import Any
+
+import anyio
+
+from .._sync import run_sync
+from ..agent._prompt import is_interrupt_responses
+from ..agent.agent import Agent
+from ..agent.agent_result import AgentResult
+from ..agent.state import AgentState
+from ..hooks.events import (
+    AfterMultiAgentInvocationEvent,
+    AfterNodeCallEvent,
+    BeforeMultiAgentInvocationEvent,
+    BeforeNodeCallEvent,
+    MultiAgentInitializedEvent,
+)
+from ..hooks.registry import HookProvider, HookRegistry
+from ..interrupt import Interrupt, NotInterruptedError
+from ..interrupt._state import _InterruptState
+from ..types.exceptions import ConcurrencyException
+from ..types.interrupt import InterruptResponseContent, name_uuid
+from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
+
+_ROUTES = "node_interrupts"
+
+
+def node_interrupt_prefix(node_id: str) -> str:
+    """Return the id prefix of the interrupts a node's hooks raise on `BeforeNodeCallEvent`."""
+    return f"v1:before_node_call:{name_uuid(node_id)}:"
+
+
+class Orchestrator(MultiAgentBase):
+    """A `MultiAgentBase` with hooks, an interrupt state, node execution and node persistence."""
+
+    def _setup(self, orchestrator_id: str, hooks: Iterable[HookProvider] | None, session_manager: Any) -> None:
+        self.id = orchestrator_id
+        self.hooks = HookRegistry()
+        self.session_manager = session_manager
+        self._interrupt_state = _InterruptState()
+        self._invocation_lock = threading.Lock()
+        # The session manager goes first, so it persists after user hooks on reversed After* events.
+        if session_manager is not None:
+            self.hooks.add_hook(session_manager)
+        for hook in hooks or ():
+            if not isinstance(hook, HookProvider):
+                raise ValueError(f"Invalid hook: {hook!r}. Orchestrator hooks must be HookProvider instances.")
+            self.hooks.add_hook(hook)
+
+    def _check_node_executors(self, executors: dict[str, Any], kind: str) -> None:
+        seen: set[int] = set()
+        for node_id, executor in executors.items():
+            if id(executor) in seen:
+                raise ValueError("Duplicate node instance detected. Each node must have a unique object instance.")
+            seen.add(id(executor))
+            if not isinstance(executor, Agent | MultiAgentBase):
+                raise TypeError(f"Node {node_id!r} must be an Agent or a Graph/Swarm, got {type(executor).__name__}")
+            if self.session_manager is not None and getattr(executor, "session_manager", None) is not None:
+                raise ValueError(
+                    f"Node {node_id!r} has its own session manager, and this {kind} persists its nodes with its own "
+                    f"session. Remove the node's session_manager (the {kind}'s session stores the node's messages and "
+                    "state), or give the orchestrator no session manager."
+                )
+
+    def _fire_initialized(self) -> None:
+        run_sync(self.hooks.invoke_callbacks_async, MultiAgentInitializedEvent(self))
+
+    # -- invocation envelope ------------------------------------------------------------------------------------
+
+    def _enter(self) -> None:
+        if not self._invocation_lock.acquire(blocking=False):
+            raise ConcurrencyException(
+                f"{type(self).__name__} {self.id!r} is already running. Concurrent invocations are not supported."
+            )
+
+    def _leave(self) -> None:
+        self._invocation_lock.release()
+
+    def _prepare_resume(self, task: Any) -> dict[str, list[InterruptResponseContent]] | None:
+        """Validate a resume as a whole and apply it; return each node's answers, or None for a fresh run.
+
+        Raises the same typed errors as an agent (`PendingInterruptsError`, `UnknownInterruptError`, ...), before
+        anything is applied, so a failed resume leaves the orchestration interrupted and resumable.
+        """
+        state = self._interrupt_state
+        if not state.activated:
+            if is_interrupt_responses(task):
+                raise NotInterruptedError()
+            return None
+        answers, node_answers = self._validate_resume(task)
+        state.apply(answers, task)
+        return node_answers
+
+    def _validate_resume(self, task: Any) -> tuple[dict[str, Any], dict[str, list[InterruptResponseContent]]]:
+        answers = self._interrupt_state.parse_responses(task)
+        routes: dict[str, list[str]] = self._interrupt_state.context.get(_ROUTES, {})
+        node_answers: dict[str, list[InterruptResponseContent]] = {}
+        for interrupt_id, response in answers.items():
+            route = routes.get(interrupt_id)
+            if route is not None:
+                node_id, inner_id = route
+                node_answers.setdefault(node_id, []).append(
+                    {"interruptResponse": {"interruptId": inner_id, "response": response}}
+                )
+        for node_id, blocks in node_answers.items():
+            executor = self._executor(node_id)
+            if isinstance(executor, Agent):
+                executor._interrupt_state.parse_responses(blocks)
+            elif isinstance(executor, Orchestrator):
+                executor._validate_resume(blocks)
+        return answers, node_answers
+
+    async def _before_invocation(self, invocation_state: dict[str, Any]) -> None:
+        await self.hooks.invoke_callbacks_async(BeforeMultiAgentInvocationEvent(self, invocation_state))
+
+    async def _after_invocation(self, invocation_state: dict[str, Any]) -> None:
+        await self.hooks.invoke_callbacks_async(AfterMultiAgentInvocationEvent(self, invocation_state))
+
+    def _executor(self, node_id: str) -> Any:
+        raise NotImplementedError
+
+    # -- interrupts -----------------------------------------------------------------------------------------------
+
+    def open_interrupts(self) -> list[Interrupt]:
+        """Return the interrupts the orchestration waits on, in the order they were raised."""
+        return self._interrupt_state.unanswered()
+
+    def _adopt(self, node_id: str, interrupts: list[Interrupt]) -> list[Interrupt]:
+        """Re-issue a node's own interrupts under orchestration-unique ids."""
+        state = self._interrupt_state
+        routes = state.context.setdefault(_ROUTES, {})
+        adopted = []
+        for inner in interrupts:
+            outer_id = f"v1:node:{name_uuid(node_id)}:{inner.id}"
+            routes[outer_id] = [node_id, inner.id]
+            outer = state.interrupts.get(outer_id)
+            if outer is None or outer.answered:
+                outer = Interrupt(outer_id, inner.name, copy.deepcopy(inner.reason))
+                state.interrupts[outer_id] = outer
+            adopted.append(outer)
+        return adopted
+
+    def _spend_hook_answers(self, node_id: str) -> None:
+        """Forget answered `BeforeNodeCallEvent` interrupts of a node that proceeded, so a revisit asks again."""
+        prefix = node_interrupt_prefix(node_id)
+        state = self._interrupt_state
+        spent = [key for key, interrupt in state.interrupts.items() if key.startswith(prefix) and interrupt.answered]
+        for key in spent:
+            del state.interrupts[key]
+
+    # -- one node -------------------------------------------------------------------------------------------------
+
+    async def _run_node(
+        self,
+        node_id: str,
+        executor: Any,
+        node_input: Any,
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+        *,
+        answers: list[InterruptResponseContent] | None = None,
+        node_timeout: float | None = None,
+    ) -> NodeResult:
+        """Run one node through `BeforeNodeCallEvent`, the node itself, and `AfterNodeCallEvent`.
+
+        ``answers`` resumes a node that was interrupted from inside; its hooks already passed and do not run again.
+        A node's exception, a timeout and `cancel_node` all give a FAILED result; they never raise.
+        """
+        node_type = "agent" if isinstance(executor, Agent) else "multiagent"
+        if emit is not None:
+            emit({"type": "multiagent_node_start", "node_id": node_id, "node_type": node_type})
+        started = time.perf_counter()
+        if answers is None:
+            before = BeforeNodeCallEvent(self, node_id, invocation_state)
+            _, raised = await self.hooks.invoke_callbacks_async(before)
+            if raised:
+                return self._interrupted(node_id, raised, started, emit)
+            self._spend_hook_answers(node_id)
+            if before.cancel_node:
+                message = before.cancel_node if isinstance(before.cancel_node, str) else "node cancelled by user"
+                if emit is not None:
+                    emit({"type": "multiagent_node_cancel", "node_id": node_id, "message": message})
+                failed = NodeResult(RuntimeError(message), _ms(started), Status.FAILED, execution_count=1)
+                return await self._finish(node_id, failed, invocation_state, emit)
+
+        prompt = answers if answers is not None else node_input
+        try:
+            with anyio.fail_after(node_timeout) if node_timeout else nullcontext():
+                outcome = await self._invoke_executor(node_id, executor, prompt, invocation_state, emit)
+        except TimeoutError:
+            error = TimeoutError(f"Node '{node_id}' execution timed out after {node_timeout}s")
+            result = NodeResult(error, _ms(started), Status.FAILED, execution_count=1)
+            return await self._finish(node_id, result, invocation_state, emit)
+        except Exception as exc:
+            result = NodeResult(exc, _ms(started), Status.FAILED, execution_count=1)
+            return await self._finish(node_id, result, invocation_state, emit)
+
+        if isinstance(outcome, AgentResult):
+            usage = outcome.metrics.accumulated_usage
+            metrics = outcome.metrics.accumulated_metrics
+            inner = list(outcome.interrupts or ()) if outcome.stop_reason == "interrupt" else []
+            status = Status.FAILED if outcome.stop_reason == "cancelled" else Status.COMPLETED
+            count = 1
+        else:
+            usage, metrics, count = outcome.accumulated_usage, outcome.accumulated_metrics, outcome.execution_count
+            inner = list(outcome.interrupts) if outcome.status == Status.INTERRUPTED else []
+            status = outcome.status if outcome.status in (Status.COMPLETED, Status.FAILED) else Status.COMPLETED
+        if inner:
+            adopted = self._adopt(node_id, inner)
+            result = NodeResult(
+                outcome, _ms(started), Status.INTERRUPTED, copy.copy(usage), copy.copy(metrics), count, adopted
+            )
+            if emit is not None:
+                emit({"type": "multiagent_node_interrupt", "node_id": node_id, "interrupts": adopted})
+                emit({"type": "multiagent_node_stop", "node_id": node_id, "node_result": result})
+            return result
+        result = NodeResult(outcome, _ms(started), status, copy.copy(usage), copy.copy(metrics), count)
+        return await self._finish(node_id, result, invocation_state, emit)
+
+    def _interrupted(self, node_id: str, raised: list[Interrupt], started: float, emit: Emit | None) -> NodeResult:
+        placeholder = AgentResult("interrupt", {"role": "assistant", "content": []}, interrupts=raised)
+        result = NodeResult(placeholder, _ms(started), Status.INTERRUPTED, interrupts=list(raised))
+        if emit is not None:
+            emit({"type": "multiagent_node_interrupt", "node_id": node_id, "interrupts": raised})
+            emit({"type": "multiagent_node_stop", "node_id": node_id, "node_result": result})
+        return result
+
+    async def _finish(
+        self, node_id: str, result: NodeResult, invocation_state: dict[str, Any], emit: Emit | None
+    ) -> NodeResult:
+        if emit is not None:
+            emit({"type": "multiagent_node_stop", "node_id": node_id, "node_result": result})
+        await self.hooks.invoke_callbacks_async(AfterNodeCallEvent(self, node_id, invocation_state))
+        return result
+
+    async def _invoke_executor(
+        self, node_id: str, executor: Any, prompt: Any, invocation_state: dict[str, Any], emit: Emit | None
+    ) -> AgentResult | MultiAgentResult:
+        node_emit: Emit | None = None
+        if emit is not None:
+
+            def node_emit(event: dict[str, Any]) -> None:
+                emit({"type": "multiagent_node_stream", "node_id": node_id, "event": event})
+
+        if isinstance(executor, Agent):
+            handler = executor._handler_emit()
+            return await executor._invoke(prompt, dict(invocation_state), _chain(handler, node_emit))
+        if isinstance(executor, Orchestrator):
+            return await executor._execute(prompt, dict(invocation_state), node_emit)
+        result: MultiAgentResult = await executor.invoke_async(prompt, dict(invocation_state))
+        return result
+
+
+def _chain(first: Emit | None, second: Emit | None) -> Emit | None:
+    if first is None or second is None:
+        return first or second
+
+    def both(event: dict[str, Any]) -> None:
+        first(event)
+        second(event)
+
+    return both
+
+
+def _ms(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)
+
+
+def accumulate(total_usage: Any, total_metrics: Any, result: NodeResult) -> None:
+    """Add a node result's usage and latency into running totals."""
+    for key, value in result.accumulated_usage.items():
+        if isinstance(value, int):
+            total_usage[key] = total_usage.get(key, 0) + value
+    total_metrics["latencyMs"] = total_metrics.get("latencyMs", 0) + result.accumulated_metrics.get("latencyMs", 0)
+
+
+def snapshot_executor(executor: Any) -> dict[str, Any]:
+    """Capture what a node needs to resume in another process: an agent's conversation and states."""
+    if isinstance(executor, Agent):
+        manager = executor.conversation_manager
+        return {
+            "type": "agent",
+            "messages": copy.deepcopy(executor.messages),
+            "state": executor.state.get(),
+            "interrupt_state": executor._interrupt_state.to_dict(),
+            "model_state": copy.deepcopy(executor._model_state),
+            "conversation_manager_state": manager.get_state() if manager is not None else None,
+        }
+    if isinstance(executor, MultiAgentBase):
+        return {"type": "multiagent", "state": executor.serialize_state()}
+    return {"type": "unknown"}
+
+
+def restore_executor(executor: Any, data: dict[str, Any]) -> None:
+    """Restore a node captured by `snapshot_executor`."""
+    if data.get("type") == "agent" and isinstance(executor, Agent):
+        executor.messages = copy.deepcopy(data.get("messages", []))
+        executor.state = AgentState(data.get("state") or {})
+        executor._interrupt_state.load_dict(data.get("interrupt_state") or {})
+        executor._model_state = dict(data.get("model_state") or {})
+        manager_state = data.get("conversation_manager_state")
+        if manager_state and executor.conversation_manager is not None:
+            executor.conversation_manager.restore_from_session(manager_state)
+    elif data.get("type") == "multiagent" and isinstance(executor, MultiAgentBase):
+        executor.deserialize_state(data["state"])
+
+
+class InitialState:
+    """An agent's conversation and state as built, for resetting it before a fresh node run."""
+
+    def __init__(self, executor: Any) -> None:
+        self.data = snapshot_executor(executor) if isinstance(executor, Agent) else None
+
+    def reset(self, executor: Any) -> None:
+        """Put the agent back as it was built (interrupt state cleared)."""
+        if self.data is not None and isinstance(executor, Agent):
+            restore_executor(executor, self.data)
+            executor._interrupt_state.deactivate()
+
+
+__all__ = ["Orchestrator", "accumulate", "restore_executor", "snapshot_executor", "zero_metrics", "zero_usage"]
