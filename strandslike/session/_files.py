@@ -13,8 +13,16 @@ FILE_MODE = 0o600
 
 
 def ensure_dir(path: Path) -> None:
-    """Create ``path`` (and parents) readable by the owner only."""
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    """Create ``path`` and any missing parents, each readable by its owner only.
+
+    ``Path.mkdir(parents=True)`` would give the parents the umask's mode, so each level is created here.
+    """
+    missing = []
+    while not path.is_dir():
+        missing.append(path)
+        path = path.parent
+    for directory in reversed(missing):
+        directory.mkdir(mode=DIR_MODE, exist_ok=True)
 
 
 def fsync_dir(path: Path) -> None:
