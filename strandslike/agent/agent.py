@@ -4,7 +4,7 @@ import inspect
 import math
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -23,6 +23,7 @@ from ..types.content import Message, Messages
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ._metrics import EventLoopMetrics
 from ._prompt import dangling_tool_uses, is_interrupt_responses, prompt_to_messages
+from ._resume import AgentResumeChecks, replayed_result
 from ._tool_caller import ToolCaller
 from .agent_result import AgentResult
 from .conversation_manager import ConversationManager, SlidingWindowConversationManager
@@ -59,6 +60,7 @@ class Agent:
         session_manager: Any = None,
         tool_executor: ToolExecutor | None = None,
         load_entry_points: bool = False,
+        partial_resume: Literal["reraise", "refuse"] = "reraise",
     ) -> None:
         """Configure the agent; nothing runs until it is invoked.
 
@@ -79,6 +81,8 @@ class Agent:
             session_manager: Persists and restores the agent (a hook provider, registered first).
             tool_executor: How a tool batch is scheduled (default `ConcurrentToolExecutor`).
             load_entry_points: Also register the plugins installed under the ``strandslike`` entry-point group.
+            partial_resume: What a resume that leaves open interrupts unanswered does: ``"reraise"`` them (Strands)
+                or ``"refuse"`` the whole resume with `PartialResumeError` (AG-UI rule 3).
         """
         self.model = _check_model(model)
         self.messages: Messages = list(messages) if messages else []
@@ -88,6 +92,9 @@ class Agent:
         self.description = description
         self.callback_handler = callback_handler
         self.record_direct_tool_call = record_direct_tool_call
+        if partial_resume not in ("reraise", "refuse"):
+            raise ValueError(f"partial_resume={partial_resume!r} | must be 'reraise' or 'refuse'")
+        self.partial_resume = partial_resume
         self.state = state if isinstance(state, AgentState) else AgentState(state)
         self.tool_registry = ToolRegistry()
         self.tool_registry.process_tools(tools or ())
@@ -127,6 +134,14 @@ class Agent:
     def tool(self) -> ToolCaller:
         """Call tools directly: ``agent.tool.name(**input)``."""
         return self._tool_caller
+
+    @property
+    def interrupt_audit(self) -> list[dict[str, Any]]:
+        """The life of every interrupt of this agent: raised, answered, and what then ran (oldest first)."""
+        return [dict(entry) for entry in self._interrupt_state.audit]
+
+    def _resume_checks(self) -> AgentResumeChecks:
+        return AgentResumeChecks(self)
 
     @property
     def tool_names(self) -> list[str]:
@@ -232,6 +247,10 @@ class Agent:
                 "agent": self,
                 "request_state": dict(invocation_state.get("request_state", {})),
             }
+            if not self._interrupt_state.activated and is_interrupt_responses(prompt):
+                replay = replayed_result(self, prompt)
+                if replay is not None:
+                    return replay  # the same answers already ran to completion: nothing runs twice
             if emit is not None:
                 emit({"init_event_loop": True})
             current: AgentInput = prompt
@@ -247,7 +266,10 @@ class Agent:
         """Apply a resume, or convert a new prompt into the messages to append; validate before changing anything."""
         interrupts = self._interrupt_state
         if interrupts.activated:
-            interrupts.apply(interrupts.parse_responses(prompt), prompt)
+            answers = interrupts.parse_responses(
+                prompt, AgentResumeChecks(self), refuse_partial=self.partial_resume == "refuse"
+            )
+            interrupts.apply(answers, prompt)
             return []
         if is_interrupt_responses(prompt):
             raise NotInterruptedError()

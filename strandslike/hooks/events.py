@@ -125,6 +125,9 @@ class BeforeModelCallEvent(HookEvent, _Interruptible):
     def _interrupt_id(self, name: str) -> str:
         return f"v1:before_model_call:{name_uuid(name)}"
 
+    def _cancelled(self, name: str) -> None:
+        self.cancel = f"Model call cancelled by user ({name})"
+
 
 @dataclass
 class AfterModelCallEvent(HookEvent):
@@ -175,6 +178,9 @@ class BeforeToolsEvent(HookEvent, _Interruptible):
     def _interrupt_id(self, name: str) -> str:
         return f"v1:before_tools:{name_uuid(name)}"
 
+    def _cancelled(self, name: str) -> None:
+        self.cancel = f"Tool calls cancelled by user ({name})"
+
 
 @dataclass
 class AfterToolsEvent(HookEvent):
@@ -214,6 +220,12 @@ class BeforeToolCallEvent(HookEvent, _Interruptible):
 
     def _interrupt_id(self, name: str) -> str:
         return f"v1:before_tool_call:{self.tool_use['toolUseId']}:{name_uuid(name)}"
+
+    def _bound_tool_use(self) -> ToolUse:
+        return self.tool_use
+
+    def _cancelled(self, name: str) -> None:
+        self.cancel_tool = f"Tool call cancelled by user ({name})"
 
 
 @dataclass
@@ -305,6 +317,12 @@ class BeforeNodeCallEvent(BaseHookEvent, _Interruptible):
 
     def _interrupt_id(self, name: str) -> str:
         return f"v1:before_node_call:{name_uuid(self.node_id)}:{name_uuid(name)}"
+
+    def _source(self) -> str:
+        return f"{super()._source()} before node {self.node_id}"
+
+    def _cancelled(self, name: str) -> None:
+        self.cancel_node = f"Node cancelled by user ({name})"
 
 
 @dataclass

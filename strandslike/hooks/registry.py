@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import pluggy
 
 from ..interrupt import Interrupt, InterruptException
-from ..types.interrupt import _Interruptible
+from ..types.interrupt import CURRENT_CALLBACK, _Interruptible
 from . import events as _events
 from ._type_inference import infer_event_types
 from .events import AgentInitializedEvent, BaseHookEvent
@@ -258,6 +258,7 @@ class HookRegistry:
             return event, []
         interrupts: dict[str, Interrupt] = {}
         for callback in callbacks:
+            token = CURRENT_CALLBACK.set(_describe(callback))
             try:
                 result = callback(event)
                 if inspect.isawaitable(result):
@@ -267,6 +268,8 @@ class HookRegistry:
             except Exception as exc:
                 exc.add_note(f"raised by hook callback {_describe(callback)} on {type(event).__name__}")
                 raise
+            finally:
+                CURRENT_CALLBACK.reset(token)
         return event, list(interrupts.values())
 
     def invoke_callbacks(self, event: TEvent) -> tuple[TEvent, list[Interrupt]]:

@@ -7,7 +7,7 @@ changes the agent: it stays interrupted and can be resumed with a correct answer
 
 from typing import ClassVar
 
-from ..types.exceptions import StrandslikeError
+from ..types.exceptions import NotJSONSerializableError, StrandslikeError
 
 
 class InterruptError(StrandslikeError):
@@ -77,4 +77,117 @@ class NotInterruptedError(InterruptError, ValueError):
         super().__init__(
             "Received interrupt responses but agent is not in interrupt state. Ensure the agent instance is "
             "preserved between calls, or use session management to persist interrupt state across requests."
+        )
+
+
+class PartialResumeError(InterruptError, ValueError):
+    """The resume left open interrupts unanswered and the agent refuses partial resumes (AG-UI rule 3)."""
+
+    code: ClassVar[str] = "PARTIAL_RESUME"
+
+    def __init__(self, missing: list[str]) -> None:
+        self.missing = missing
+        super().__init__(
+            f"interrupt_ids=<{', '.join(missing)}> | left unanswered, and this agent refuses partial resumes "
+            "(partial_resume='refuse'). Answer every open interrupt in one resume. Nothing was applied."
+        )
+
+
+class InvalidPayloadError(InterruptError, ValueError):
+    """An answer fails the interrupt's response schema (or is not JSON-serializable)."""
+
+    code: ClassVar[str] = "INVALID_PAYLOAD"
+
+    def __init__(self, interrupt_id: str, detail: str) -> None:
+        self.interrupt_id = interrupt_id
+        super().__init__(f"interrupt_id=<{interrupt_id}> | the answer is invalid: {detail}. Nothing was applied.")
+
+
+class InterruptExpiredError(InterruptError, ValueError):
+    """An answer arrived after the interrupt's ``expires_at``."""
+
+    code: ClassVar[str] = "INTERRUPT_EXPIRED"
+
+    def __init__(self, interrupt_id: str, expires_at: str) -> None:
+        self.interrupt_id = interrupt_id
+        super().__init__(
+            f"interrupt_id=<{interrupt_id}> | expired at {expires_at}; answers are no longer accepted. "
+            "Cancel it instead ({'action': 'cancel'}). Nothing was applied."
+        )
+
+
+class NotToolBoundError(InterruptError, ValueError):
+    """``respond`` was used on an interrupt that is not bound to a tool call."""
+
+    code: ClassVar[str] = "NOT_TOOL_BOUND"
+
+    def __init__(self, interrupt_id: str, action: str) -> None:
+        self.interrupt_id = interrupt_id
+        super().__init__(
+            f"interrupt_id=<{interrupt_id}> | '{action}' needs an interrupt bound to a tool call, and this one is not "
+            "(it was raised outside a tool and its BeforeToolCallEvent). Use resume(value). Nothing was applied."
+        )
+
+
+class EditsNotAllowedError(InterruptError, ValueError):
+    """``restart`` replaced the tool input of an interrupt raised without ``allow_edits=True``."""
+
+    code: ClassVar[str] = "EDITS_NOT_ALLOWED"
+
+    def __init__(self, interrupt_id: str) -> None:
+        self.interrupt_id = interrupt_id
+        super().__init__(
+            f"interrupt_id=<{interrupt_id}> | restart with edited input is refused: the interrupt was raised without "
+            "allow_edits=True. Restart without input, or raise the interrupt with allow_edits=True. "
+            "Nothing was applied."
+        )
+
+
+class InvalidToolInputError(InterruptError, ValueError):
+    """Edited input given to ``restart`` fails the tool's input schema."""
+
+    code: ClassVar[str] = "INVALID_TOOL_INPUT"
+
+    def __init__(self, interrupt_id: str, tool_name: str, detail: str) -> None:
+        self.interrupt_id = interrupt_id
+        super().__init__(
+            f"interrupt_id=<{interrupt_id}> | the edited input does not fit tool {tool_name!r}: {detail}. "
+            "Nothing was applied."
+        )
+
+
+class StaleToolCallError(InterruptError, ValueError):
+    """The tool call an interrupt approved is no longer the call waiting to run."""
+
+    code: ClassVar[str] = "STALE_TOOL_CALL"
+
+    def __init__(self, interrupt_id: str) -> None:
+        self.interrupt_id = interrupt_id
+        super().__init__(
+            f"interrupt_id=<{interrupt_id}> | the pending tool call no longer matches the call this interrupt was "
+            "raised for (its name or input changed), so the answer is refused. Nothing was applied."
+        )
+
+
+class SessionMismatchError(InterruptError, ValueError):
+    """An answer names an interrupt of another session."""
+
+    code: ClassVar[str] = "SESSION_MISMATCH"
+
+    def __init__(self, interrupt_id: str, given: str, expected: str | None) -> None:
+        self.interrupt_id = interrupt_id
+        super().__init__(
+            f"interrupt_id=<{interrupt_id}> | the answer belongs to session {given!r}, but this run is session "
+            f"{expected!r}. Send it to the session that raised the interrupt. Nothing was applied."
+        )
+
+
+class NotJSONPayloadError(InvalidPayloadError, NotJSONSerializableError):
+    """An answer is not JSON-serializable (an `InvalidPayloadError` and a `NotJSONSerializableError`)."""
+
+    def __init__(self, interrupt_id: str, detail: str) -> None:
+        self.interrupt_id = interrupt_id
+        # Both bases take other arguments; set the message directly.
+        Exception.__init__(
+            self, f"interrupt_id=<{interrupt_id}> | the answer is invalid: {detail} Nothing was applied."
         )

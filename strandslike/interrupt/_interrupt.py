@@ -1,7 +1,30 @@
-"""The `Interrupt` record and the exception that carries it out of a hook or tool."""
+"""The `Interrupt` record, its resume builders, and the exception that carries it out of a hook or tool."""
 
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal, NotRequired, TypeAlias
+
+from typing_extensions import TypedDict
+
+ResumeAction: TypeAlias = Literal["resume", "respond", "restart", "cancel"]
+CORE_KINDS = ("tool_call", "input_required", "confirmation")
+
+
+class InterruptAnswer(TypedDict):
+    """The body of an ``interruptResponse`` block: Strands' two keys plus strandslike's optional ones."""
+
+    interruptId: str
+    response: Any
+    action: NotRequired[ResumeAction]
+    input: NotRequired[dict[str, Any]]
+    metadata: NotRequired[Any]
+    sessionId: NotRequired[str]
+
+
+class InterruptAnswerContent(TypedDict):
+    """A content block that answers one interrupt; what the `Interrupt` builders return."""
+
+    interruptResponse: InterruptAnswer
 
 
 @dataclass
@@ -13,23 +36,114 @@ class Interrupt:
         name: The name the hook or tool gave the interrupt.
         reason: JSON-serializable context for whoever answers.
         response: The answer, once given.
+        message: A human-readable prompt.
+        response_schema: JSON Schema the answer must satisfy.
+        expires_at: ISO-8601 time after which an answer is refused.
+        tool_use_id: The tool call the interrupt is bound to, if any.
+        metadata: Free-form JSON data for clients.
+        kind: The AG-UI reason: ``tool_call``, ``input_required``, ``confirmation`` or ``<framework>:<name>``.
     """
 
     id: str
     name: str
     reason: Any = None
     response: Any = None
+    message: str | None = field(default=None, kw_only=True)
+    response_schema: dict[str, Any] | None = field(default=None, kw_only=True)
+    expires_at: str | None = field(default=None, kw_only=True)
+    tool_use_id: str | None = field(default=None, kw_only=True)
+    metadata: dict[str, Any] | None = field(default=None, kw_only=True)
+    kind: str | None = field(default=None, kw_only=True)
     # Whether an answer was given. Kept apart from `response` so that `None` is a legitimate answer
     # (Strands treats a None response as "unanswered" and asks again forever, harness-sdk#4470).
     answered: bool = field(default=False, repr=False, compare=False, kw_only=True)
+    # Bookkeeping persisted with the interrupt state, not part of the public record.
+    allow_edits: bool = field(default=False, repr=False, compare=False, kw_only=True)
+    fingerprint: str | None = field(default=None, repr=False, compare=False, kw_only=True)
+    session_id: str | None = field(default=None, repr=False, compare=False, kw_only=True)
+    source: str | None = field(default=None, repr=False, compare=False, kw_only=True)
+    action: ResumeAction | None = field(default=None, repr=False, compare=False, kw_only=True)
+    edited_input: dict[str, Any] | None = field(default=None, repr=False, compare=False, kw_only=True)
+    restart_metadata: Any = field(default=None, repr=False, compare=False, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.response is not None:
             self.answered = True
 
+    @property
+    def expired(self) -> bool:
+        """Whether ``expires_at`` has passed."""
+        return self.expires_at is not None and datetime.now(UTC) >= datetime.fromisoformat(self.expires_at)
+
     def to_dict(self) -> dict[str, Any]:
-        """Return the interrupt as a JSON-serializable dict (Strands' four keys)."""
-        return {"id": self.id, "name": self.name, "reason": self.reason, "response": self.response}
+        """Return the interrupt as a JSON-serializable dict: Strands' four keys, plus the optional fields set."""
+        data = {"id": self.id, "name": self.name, "reason": self.reason, "response": self.response}
+        for key in ("message", "response_schema", "expires_at", "tool_use_id", "metadata", "kind"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        return data
+
+    def state_dict(self) -> dict[str, Any]:
+        """Return everything needed to restore the interrupt in another process."""
+        return {
+            **self.to_dict(),
+            "answered": self.answered,
+            "allow_edits": self.allow_edits,
+            "fingerprint": self.fingerprint,
+            "session_id": self.session_id,
+            "source": self.source,
+            "action": self.action,
+            "edited_input": self.edited_input,
+            "restart_metadata": self.restart_metadata,
+        }
+
+    @classmethod
+    def from_state_dict(cls, data: dict[str, Any]) -> "Interrupt":
+        """Rebuild an interrupt from `state_dict` (or Strands' `to_dict`) output."""
+        interrupt = cls(data["id"], data["name"], data.get("reason"), data.get("response"))
+        for key in ("message", "response_schema", "expires_at", "tool_use_id", "metadata", "kind"):
+            setattr(interrupt, key, data.get(key))
+        for key in ("allow_edits", "fingerprint", "session_id", "source", "action", "edited_input", "restart_metadata"):
+            if key in data:
+                setattr(interrupt, key, data[key])
+        if "answered" in data:
+            interrupt.answered = bool(data["answered"])
+        return interrupt
+
+    # -- resume builders ------------------------------------------------------------------------------------------
+
+    def _block(self, response: Any, action: ResumeAction | None, **extra: Any) -> InterruptAnswerContent:
+        body: InterruptAnswer = {"interruptId": self.id, "response": response}
+        if action is not None:
+            body["action"] = action
+        if self.session_id is not None:
+            body["sessionId"] = self.session_id
+        body.update(extra)  # type: ignore[typeddict-item]
+        return {"interruptResponse": body}
+
+    def resume(self, value: Any) -> InterruptAnswerContent:
+        """Answer the interrupt: the ``interrupt()`` call that raised it returns ``value`` (Strands' resume)."""
+        return self._block(value, None)
+
+    def respond(self, output: Any) -> InterruptAnswerContent:
+        """Give the result of the tool call this interrupt is bound to; the tool does not run (Genkit respond)."""
+        return self._block(output, "respond")
+
+    def restart(self, input: dict[str, Any] | None = None, metadata: Any = None) -> InterruptAnswerContent:
+        """Run the tool call again, optionally with edited input (only if raised with ``allow_edits=True``).
+
+        The hooks run again on the (edited) call, the ``interrupt()`` call that raised this interrupt returns
+        ``metadata``, and the tool's context reports ``is_resumed``, ``resumed_metadata`` and ``original_input``.
+        """
+        extra: dict[str, Any] = {"metadata": metadata}
+        if input is not None:
+            extra["input"] = input
+        return self._block(metadata, "restart", **extra)
+
+    def cancel(self) -> InterruptAnswerContent:
+        """Abandon: the tool call (or node, or step) does not run and the model sees a cancelled result."""
+        return self._block(None, "cancel")
 
 
 class InterruptException(Exception):

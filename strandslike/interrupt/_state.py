@@ -1,21 +1,87 @@
-"""Interrupt state: the open interrupts of a run, their answers, and the tool batch waiting on them."""
+"""Interrupt state: the open interrupts of a run, their answers, the tool batch waiting on them, and an audit trail."""
 
 import copy
+import hashlib
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from .._json import ensure_json_serializable
+from .._schema import first_schema_error
 from ..types.content import Message
-from ..types.exceptions import SessionException
-from ..types.tools import ToolResult
+from ..types.exceptions import NotJSONSerializableError, SessionException
+from ..types.tools import ToolResult, ToolUse
 from ._errors import (
     DuplicateInterruptResponseError,
+    EditsNotAllowedError,
     InterruptAlreadyAnsweredError,
+    InterruptExpiredError,
+    InvalidPayloadError,
     InvalidResumeError,
+    NotJSONPayloadError,
+    NotToolBoundError,
+    PartialResumeError,
     PendingInterruptsError,
+    SessionMismatchError,
+    StaleToolCallError,
     UnknownInterruptError,
 )
-from ._interrupt import Interrupt, InterruptException
+from ._interrupt import Interrupt, InterruptException, ResumeAction
+
+_ACTIONS = ("resume", "respond", "restart", "cancel")
+_RESOLVED_LIMIT = 1000
+
+
+def now_iso() -> str:
+    """Return the current UTC time as an ISO-8601 string."""
+    return datetime.now(UTC).isoformat()
+
+
+def call_fingerprint(name: str, tool_input: Any) -> str:
+    """Return a digest of a tool call's name and input, to bind an approval to the exact call it approved."""
+    canonical = json.dumps([name, tool_input], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass
+class InterruptSpec:
+    """The optional details of an interrupt, given when it is raised."""
+
+    message: str | None = None
+    response_schema: dict[str, Any] | None = None
+    validate_response: Callable[[Any], Any] | None = None
+    expires_at: str | None = None
+    tool_use_id: str | None = None
+    metadata: dict[str, Any] | None = None
+    kind: str | None = None
+    allow_edits: bool = False
+    fingerprint: str | None = None
+    session_id: str | None = None
+    source: str | None = None
+
+
+@dataclass
+class ParsedAnswer:
+    """One validated answer of a resume."""
+
+    action: ResumeAction
+    response: Any
+    edited_input: dict[str, Any] | None = None
+    metadata: Any = None
+
+
+class ResumeChecks(Protocol):
+    """What the owner of an interrupt state knows that validation needs: the pending calls and the tools."""
+
+    session_id: str | None
+
+    def pending_call(self, tool_use_id: str) -> ToolUse | None:
+        """Return the pending tool use with this id, if any."""
+
+    def validate_tool_input(self, interrupt_id: str, tool_use: ToolUse, tool_input: dict[str, Any]) -> None:
+        """Raise `InvalidToolInputError` if ``tool_input`` does not fit the tool of ``tool_use``."""
 
 
 @dataclass
@@ -38,17 +104,20 @@ class PendingToolExecution:
 class _InterruptState:
     """Interrupts raised at one interrupt point (a model call, a tool batch, a node) and their answers.
 
-    While ``activated``, the agent accepts only interrupt responses. The state is cleared (deactivated) once the
-    interrupted point completes without new interrupts.
+    While ``activated``, the owner accepts only interrupt responses. The open interrupts are cleared (deactivated)
+    once the interrupted point completes without new interrupts; the audit trail and the record of resolved
+    answers (for idempotent replays) survive that.
     """
 
-    __slots__ = ("_version", "activated", "context", "interrupts", "pending_tool_execution")
+    __slots__ = ("_version", "activated", "audit", "context", "interrupts", "pending_tool_execution", "resolved")
 
     def __init__(self) -> None:
         self.interrupts: dict[str, Interrupt] = {}
         self.context: dict[str, Any] = {}
         self.activated = False
         self.pending_tool_execution: PendingToolExecution | None = None
+        self.audit: list[dict[str, Any]] = []
+        self.resolved: dict[str, str] = {}
         self._version = 0
 
     @property
@@ -62,9 +131,14 @@ class _InterruptState:
         self._version += 1
 
     def deactivate(self) -> None:
-        """Forget all interrupts, answers and pending work: the interrupted point has completed."""
+        """Forget the open interrupts and pending work: the interrupted point has completed."""
         if not (self.activated or self.interrupts or self.context or self.pending_tool_execution):
             return
+        for interrupt_id, interrupt in self.interrupts.items():
+            if interrupt.answered:
+                self.resolved[interrupt_id] = _answer_key(interrupt.action or "resume", interrupt.response)
+        while len(self.resolved) > _RESOLVED_LIMIT:
+            del self.resolved[next(iter(self.resolved))]
         self.interrupts = {}
         self.context = {}
         self.activated = False
@@ -75,7 +149,15 @@ class _InterruptState:
         """Return the interrupts still waiting for an answer, in the order they were raised."""
         return [interrupt for interrupt in self.interrupts.values() if not interrupt.answered]
 
-    def interrupt(self, interrupt_id: str, name: str, reason: Any, response: Any) -> Any:
+    def bound_to(self, tool_use_id: str) -> list[Interrupt]:
+        """Return the answered interrupts bound to a tool call."""
+        return [i for i in self.interrupts.values() if i.answered and i.tool_use_id == tool_use_id]
+
+    # -- raising --------------------------------------------------------------------------------------------------
+
+    def interrupt(
+        self, interrupt_id: str, name: str, reason: Any, response: Any, spec: InterruptSpec | None = None
+    ) -> Any:
         """Return the answer to an interrupt, or raise `InterruptException` to pause for one.
 
         Args:
@@ -83,68 +165,81 @@ class _InterruptState:
             name: Name given by the hook or tool.
             reason: JSON-serializable context; the first reason given for an id is kept.
             response: A preemptive answer: when not None, it is returned at once without pausing.
+            spec: Optional details (message, schema, expiry, binding to a tool call, ...).
         """
         existing = self.interrupts.get(interrupt_id)
         if existing is None:
-            ensure_json_serializable(reason, f"The reason of interrupt {name!r}")
-            if response is not None:
-                ensure_json_serializable(response, f"The response of interrupt {name!r}")
-            existing = Interrupt(interrupt_id, name, reason, response)
-            self.interrupts[interrupt_id] = existing
-            self._version += 1
+            existing = self._create(interrupt_id, name, reason, response, spec or InterruptSpec())
         if existing.answered:
+            if spec is not None and spec.validate_response is not None and existing.action in (None, "resume"):
+                return spec.validate_response(existing.response)
             return existing.response
         raise InterruptException(existing)
 
-    def resume(self, prompt: Any) -> None:
-        """Apply interrupt responses, validating all of them before any is applied.
+    def _create(self, interrupt_id: str, name: str, reason: Any, response: Any, spec: InterruptSpec) -> Interrupt:
+        ensure_json_serializable(reason, f"The reason of interrupt {name!r}")
+        ensure_json_serializable(spec.metadata, f"The metadata of interrupt {name!r}")
+        if response is not None:
+            ensure_json_serializable(response, f"The response of interrupt {name!r}")
+        interrupt = Interrupt(
+            interrupt_id,
+            name,
+            reason,
+            response,
+            message=spec.message,
+            response_schema=spec.response_schema,
+            expires_at=spec.expires_at,
+            tool_use_id=spec.tool_use_id,
+            metadata=spec.metadata,
+            kind=spec.kind,
+            allow_edits=spec.allow_edits,
+            fingerprint=spec.fingerprint,
+            session_id=spec.session_id,
+            source=spec.source,
+        )
+        self.interrupts[interrupt_id] = interrupt
+        self.record(interrupt, "raised", by=spec.source, reason=reason)
+        self._version += 1
+        return interrupt
 
-        Args:
-            prompt: The caller's input; while activated it must be a list of ``interruptResponse`` blocks.
+    # -- resuming -------------------------------------------------------------------------------------------------
+
+    def resume(self, prompt: Any, checks: ResumeChecks | None = None, *, refuse_partial: bool = False) -> None:
+        """Validate a whole resume, then apply it; raise before applying anything if any answer is refused.
 
         Raises:
             PendingInterruptsError: ``prompt`` is not a list of interrupt responses (a `TypeError`).
             InvalidResumeError: A response block is malformed (a `TypeError`).
             UnknownInterruptError: A response names an unknown interrupt id (a `KeyError`).
-            DuplicateInterruptResponseError: One interrupt is answered twice in this resume.
-            InterruptAlreadyAnsweredError: A response changes the answer of an already answered interrupt.
-            NotJSONSerializableError: A response is not JSON-serializable.
+            InterruptError: Any other refusal (see `parse_responses`).
         """
         if not self.activated:
             return
-        self.apply(self.parse_responses(prompt), prompt)
+        self.apply(self.parse_responses(prompt, checks, refuse_partial=refuse_partial), prompt)
 
-    def apply(self, answers: dict[str, Any], prompt: Any) -> None:
-        """Record answers returned by `parse_responses`."""
-        for interrupt_id, response in answers.items():
-            interrupt = self.interrupts[interrupt_id]
-            interrupt.response = response
-            interrupt.answered = True
-        self.context["responses"] = copy.deepcopy(prompt)
-        self._version += 1
+    def parse_responses(
+        self, prompt: Any, checks: ResumeChecks | None = None, *, refuse_partial: bool = False
+    ) -> dict[str, ParsedAnswer]:
+        """Validate a resume against this state and return its new answers by interrupt id, changing nothing.
 
-    def parse_responses(self, prompt: Any) -> dict[str, Any]:
-        """Validate a resume against this state and return its answers by interrupt id, changing nothing."""
-        if not isinstance(prompt, list):
-            raise PendingInterruptsError(
-                f"prompt_type={type(prompt)} | must resume from interrupt with list of interruptResponse's"
-            )
-        other_types = sorted(
-            {key for block in prompt if isinstance(block, dict) for key in block} - {"interruptResponse"}
-        )
-        if other_types or not all(isinstance(block, dict) for block in prompt):
-            raise PendingInterruptsError(
-                f"content_types=<{other_types}> | must resume from interrupt with list of interruptResponse's"
-            )
-        answers: dict[str, Any] = {}
+        Raises:
+            PendingInterruptsError: ``prompt`` is not a list of interrupt responses.
+            InvalidResumeError: A block is malformed or names an unknown action.
+            UnknownInterruptError: An id is unknown.
+            DuplicateInterruptResponseError: One interrupt is answered twice.
+            InterruptAlreadyAnsweredError: An answer changes an earlier answer.
+            SessionMismatchError: An answer belongs to another session.
+            InterruptExpiredError: An interrupt expired.
+            InvalidPayloadError: An answer fails the response schema or is not JSON-serializable.
+            NotToolBoundError: ``respond`` on an interrupt not bound to a tool call.
+            EditsNotAllowedError: ``restart`` with input on an interrupt raised without ``allow_edits``.
+            InvalidToolInputError: Edited input fails the tool's input schema.
+            StaleToolCallError: The pending tool call no longer matches the interrupt's.
+            PartialResumeError: ``refuse_partial`` and an open interrupt is left unanswered.
+        """
+        answers: dict[str, ParsedAnswer] = {}
         seen: set[str] = set()
-        for block in prompt:
-            body = block["interruptResponse"]
-            if not isinstance(body, dict) or not isinstance(body.get("interruptId"), str) or "response" not in body:
-                raise InvalidResumeError(
-                    f"interruptResponse={body!r} | each interruptResponse must be a dict with a string 'interruptId' "
-                    "and a 'response' (which may be null). Nothing was applied."
-                )
+        for body in _bodies(prompt):
             interrupt_id = body["interruptId"]
             interrupt = self.interrupts.get(interrupt_id)
             if interrupt is None:
@@ -152,24 +247,114 @@ class _InterruptState:
             if interrupt_id in seen:
                 raise DuplicateInterruptResponseError(interrupt_id)
             seen.add(interrupt_id)
-            response = body["response"]
+            answer = _parse_body(body)
             if interrupt.answered:
-                if response == interrupt.response:
+                if (answer.action, _canonical(answer.response)) == (
+                    interrupt.action or "resume",
+                    _canonical(interrupt.response),
+                ):
                     continue  # replaying the same answer (e.g. retrying a failed resume) changes nothing
                 raise InterruptAlreadyAnsweredError(interrupt_id, interrupt.name)
-            ensure_json_serializable(response, f"The response to interrupt {interrupt.name!r}")
-            answers[interrupt_id] = response
+            self._check(interrupt, body, answer, checks)
+            answers[interrupt_id] = answer
+        if refuse_partial:
+            missing = [i.id for i in self.unanswered() if i.id not in answers]
+            if missing:
+                raise PartialResumeError(missing)
         return answers
 
+    def _check(
+        self, interrupt: Interrupt, body: dict[str, Any], answer: ParsedAnswer, checks: ResumeChecks | None
+    ) -> None:
+        interrupt_id = interrupt.id
+        given_session = body.get("sessionId")
+        expected_session = checks.session_id if checks is not None else interrupt.session_id
+        if given_session is not None and given_session != (interrupt.session_id or expected_session):
+            raise SessionMismatchError(interrupt_id, given_session, interrupt.session_id or expected_session)
+        if interrupt.expired and answer.action != "cancel":
+            raise InterruptExpiredError(interrupt_id, interrupt.expires_at or "")
+        try:
+            ensure_json_serializable(answer.response, f"The response to interrupt {interrupt.name!r}")
+        except NotJSONSerializableError as exc:
+            raise NotJSONPayloadError(interrupt_id, str(exc)) from None
+        if answer.action == "resume" and interrupt.response_schema is not None:
+            _validate_schema(interrupt_id, interrupt.response_schema, answer.response)
+        if answer.action in ("respond", "restart", "cancel") and interrupt.tool_use_id is None:
+            if answer.action != "cancel":
+                raise NotToolBoundError(interrupt_id, answer.action)
+        if answer.edited_input is not None and not interrupt.allow_edits:
+            raise EditsNotAllowedError(interrupt_id)
+        if interrupt.tool_use_id is not None and checks is not None:
+            pending = checks.pending_call(interrupt.tool_use_id)
+            if pending is not None:
+                if (
+                    interrupt.fingerprint is not None
+                    and call_fingerprint(pending["name"], pending["input"]) != interrupt.fingerprint
+                ):
+                    raise StaleToolCallError(interrupt_id)
+                if answer.edited_input is not None:
+                    checks.validate_tool_input(interrupt_id, pending, answer.edited_input)
+
+    def apply(self, answers: dict[str, ParsedAnswer], prompt: Any) -> None:
+        """Record answers returned by `parse_responses`."""
+        for interrupt_id, answer in answers.items():
+            interrupt = self.interrupts[interrupt_id]
+            interrupt.response = answer.response
+            interrupt.answered = True
+            interrupt.action = answer.action
+            interrupt.edited_input = answer.edited_input
+            interrupt.restart_metadata = answer.metadata
+            details: dict[str, Any] = {"action": answer.action, "answer": answer.response}
+            if answer.edited_input is not None:
+                details["edited_input"] = answer.edited_input
+            self.record(interrupt, "answered", **details)
+        if answers:
+            self.context["responses"] = copy.deepcopy(prompt)
+        self._version += 1
+
+    def is_replay(self, prompt: Any) -> bool:
+        """Whether ``prompt`` repeats answers that were already applied and completed (safe to ignore)."""
+        try:
+            bodies = list(_bodies(prompt))
+        except (PendingInterruptsError, InvalidResumeError):
+            return False
+        if not bodies:
+            return False
+        for body in bodies:
+            try:
+                answer = _parse_body(body)
+            except InvalidResumeError:
+                return False
+            if self.resolved.get(body["interruptId"]) != _answer_key(answer.action, answer.response):
+                return False
+        return True
+
+    def knows_resolved(self, prompt: Any) -> bool:
+        """Whether ``prompt`` answers interrupts that were resolved before (with the same or other answers)."""
+        try:
+            return any(body["interruptId"] in self.resolved for body in _bodies(prompt))
+        except (PendingInterruptsError, InvalidResumeError):
+            return False
+
+    # -- audit ----------------------------------------------------------------------------------------------------
+
+    def record(self, interrupt: Interrupt, event: str, **details: Any) -> None:
+        """Append an entry to the audit trail."""
+        self.audit.append(
+            {"time": now_iso(), "event": event, "interrupt_id": interrupt.id, "name": interrupt.name, **details}
+        )
+        self._version += 1
+
+    # -- persistence ----------------------------------------------------------------------------------------------
+
     def to_dict(self) -> dict[str, Any]:
-        """Return the state as a JSON-serializable dict (Strands' keys plus ``answered`` per interrupt)."""
+        """Return the state as a JSON-serializable dict (Strands' keys plus strandslike's)."""
         data: dict[str, Any] = {
-            "interrupts": {
-                interrupt_id: {**interrupt.to_dict(), "answered": interrupt.answered}
-                for interrupt_id, interrupt in self.interrupts.items()
-            },
+            "interrupts": {interrupt_id: i.state_dict() for interrupt_id, i in self.interrupts.items()},
             "context": self.context,
             "activated": self.activated,
+            "resolved": self.resolved,
+            "audit": self.audit,
         }
         if self.pending_tool_execution is not None:
             data["pending_tool_execution"] = self.pending_tool_execution.to_dict()
@@ -182,12 +367,7 @@ class _InterruptState:
             SessionException: The data is not an interrupt state.
         """
         try:
-            interrupts: dict[str, Interrupt] = {}
-            for interrupt_id, raw in data.get("interrupts", {}).items():
-                interrupt = Interrupt(raw["id"], raw["name"], raw.get("reason"), raw.get("response"))
-                if "answered" in raw:
-                    interrupt.answered = bool(raw["answered"])
-                interrupts[interrupt_id] = interrupt
+            interrupts = {key: Interrupt.from_state_dict(raw) for key, raw in data.get("interrupts", {}).items()}
             pending = data.get("pending_tool_execution")
             context = dict(data.get("context") or {})
             if pending is None and "tool_use_message" in context:  # Strands 1.40 layout
@@ -201,12 +381,16 @@ class _InterruptState:
                 else PendingToolExecution(pending["assistant_message"], list(pending.get("completed_tool_results", [])))
             )
             activated = bool(data.get("activated", False))
+            resolved = dict(data.get("resolved") or {})
+            audit = list(data.get("audit") or [])
         except (AttributeError, KeyError, TypeError) as exc:
             raise SessionException(f"Failed to restore pending tool execution state: {exc!r}") from exc
         self.interrupts = interrupts
         self.context = context
         self.activated = activated
         self.pending_tool_execution = pending_execution
+        self.resolved = resolved
+        self.audit = audit
         self._version += 1
 
     @classmethod
@@ -215,3 +399,55 @@ class _InterruptState:
         state = cls()
         state.load_dict(data)
         return state
+
+
+def _bodies(prompt: Any) -> list[dict[str, Any]]:
+    if not isinstance(prompt, list):
+        raise PendingInterruptsError(
+            f"prompt_type={type(prompt)} | must resume from interrupt with list of interruptResponse's"
+        )
+    other_types = sorted({key for block in prompt if isinstance(block, dict) for key in block} - {"interruptResponse"})
+    if other_types or not all(isinstance(block, dict) for block in prompt):
+        raise PendingInterruptsError(
+            f"content_types=<{other_types}> | must resume from interrupt with list of interruptResponse's"
+        )
+    bodies = []
+    for block in prompt:
+        body = block["interruptResponse"]
+        if not isinstance(body, dict) or not isinstance(body.get("interruptId"), str) or "response" not in body:
+            raise InvalidResumeError(
+                f"interruptResponse={body!r} | each interruptResponse must be a dict with a string 'interruptId' "
+                "and a 'response' (which may be null). Nothing was applied."
+            )
+        bodies.append(body)
+    return bodies
+
+
+def _parse_body(body: dict[str, Any]) -> ParsedAnswer:
+    action = body.get("action", "resume")
+    if action not in _ACTIONS:
+        raise InvalidResumeError(
+            f"action={action!r} | the action of an interruptResponse must be one of {', '.join(_ACTIONS)}. "
+            "Nothing was applied."
+        )
+    edited = body.get("input")
+    if edited is not None and (action != "restart" or not isinstance(edited, dict)):
+        raise InvalidResumeError(
+            "input= is only accepted with action 'restart', as a JSON object of the tool's arguments. "
+            "Nothing was applied."
+        )
+    return ParsedAnswer(action, body["response"], edited, body.get("metadata"))
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _answer_key(action: str, response: Any) -> str:
+    return hashlib.sha256(f"{action}:{_canonical(response)}".encode()).hexdigest()
+
+
+def _validate_schema(interrupt_id: str, schema: dict[str, Any], payload: Any) -> None:
+    problem = first_schema_error(schema, payload)
+    if problem is not None:
+        raise InvalidPayloadError(interrupt_id, problem)

@@ -29,7 +29,7 @@ from ..hooks.events import (
 )
 from ..hooks.registry import HookProvider, HookRegistry
 from ..interrupt import Interrupt, NotInterruptedError
-from ..interrupt._state import _InterruptState
+from ..interrupt._state import ParsedAnswer, _InterruptState
 from ..types.exceptions import ConcurrencyException
 from ..types.interrupt import InterruptResponseContent, name_uuid
 from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
@@ -88,6 +88,8 @@ class Orchestrator(MultiAgentBase):
     def _leave(self) -> None:
         self._invocation_lock.release()
 
+    partial_resume: str = "reraise"
+
     def _prepare_resume(self, task: Any) -> dict[str, list[InterruptResponseContent]] | None:
         """Validate a resume as a whole and apply it; return each node's answers, or None for a fresh run.
 
@@ -103,21 +105,24 @@ class Orchestrator(MultiAgentBase):
         state.apply(answers, task)
         return node_answers
 
-    def _validate_resume(self, task: Any) -> tuple[dict[str, Any], dict[str, list[InterruptResponseContent]]]:
-        answers = self._interrupt_state.parse_responses(task)
+    def _validate_resume(self, task: Any) -> tuple[dict[str, ParsedAnswer], dict[str, list[Any]]]:
+        answers = self._interrupt_state.parse_responses(task, refuse_partial=self.partial_resume == "refuse")
         routes: dict[str, list[str]] = self._interrupt_state.context.get(_ROUTES, {})
-        node_answers: dict[str, list[InterruptResponseContent]] = {}
-        for interrupt_id, response in answers.items():
+        node_answers: dict[str, list[Any]] = {}
+        for interrupt_id, answer in answers.items():
             route = routes.get(interrupt_id)
             if route is not None:
                 node_id, inner_id = route
-                node_answers.setdefault(node_id, []).append(
-                    {"interruptResponse": {"interruptId": inner_id, "response": response}}
-                )
+                body: dict[str, Any] = {"interruptId": inner_id, "response": answer.response, "action": answer.action}
+                if answer.edited_input is not None:
+                    body["input"] = answer.edited_input
+                if answer.action == "restart":
+                    body["metadata"] = answer.metadata
+                node_answers.setdefault(node_id, []).append({"interruptResponse": body})
         for node_id, blocks in node_answers.items():
             executor = self._executor(node_id)
             if isinstance(executor, Agent):
-                executor._interrupt_state.parse_responses(blocks)
+                executor._interrupt_state.parse_responses(blocks, executor._resume_checks())
             elif isinstance(executor, Orchestrator):
                 executor._validate_resume(blocks)
         return answers, node_answers

@@ -1,12 +1,18 @@
 """Interrupt wire types and the mixin that gives events and tool contexts their ``interrupt()`` method."""
 
+import contextvars
+import functools
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict
 
 if TYPE_CHECKING:
     from ..interrupt._state import _InterruptState
+
+CURRENT_CALLBACK: contextvars.ContextVar[str | None] = contextvars.ContextVar("strandslike_hook", default=None)
+_CORE_KINDS = ("tool_call", "input_required", "confirmation")
 
 
 class InterruptResponse(TypedDict):
@@ -27,33 +33,118 @@ def name_uuid(name: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_OID, name))
 
 
+@functools.lru_cache(maxsize=256)
+def _adapter(response_type: Any) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(response_type)
+
+
 class _Interruptible:
     """Mixin for objects that can pause the run: interruptible hook events and tool contexts."""
 
     __slots__ = ()
 
-    def interrupt(self, name: str, reason: Any = None, response: Any = None) -> Any:
+    def interrupt(
+        self,
+        name: str,
+        reason: Any = None,
+        response: Any = None,
+        *,
+        message: str | None = None,
+        response_type: Any = None,
+        expires_in: float | timedelta | None = None,
+        allow_edits: bool = False,
+        metadata: dict[str, Any] | None = None,
+        kind: str | None = None,
+    ) -> Any:
         """Pause the run for outside input, or return the answer once it was given.
 
         Args:
             name: Name of the interrupt; unique among the interrupts raised at this point.
             reason: JSON-serializable context shown to whoever answers.
             response: A preemptive answer; when not None the run does not pause and this value is returned.
+            message: A human-readable prompt for the person answering.
+            response_type: A pydantic model (or any type pydantic validates): its JSON Schema is published as the
+                interrupt's ``response_schema``, answers are checked against it, and the answer is returned as
+                that type.
+            expires_in: Seconds (or a timedelta) after which answers are refused.
+            allow_edits: Whether ``restart`` may replace the input of the tool call this interrupt is bound to.
+            metadata: Free-form JSON data for clients.
+            kind: AG-UI reason: ``tool_call``, ``input_required``, ``confirmation`` or ``<framework>:<name>``;
+                by default ``tool_call`` when bound to a tool call, else ``input_required`` with a response type,
+                else ``confirmation``.
 
         Returns:
-            The answer given by the caller on resume.
+            The answer given by the caller on resume (validated into ``response_type`` when given).
 
         Raises:
             InterruptException: No answer yet; the framework catches it and pauses the run.
+            ValueError: ``kind`` is not a core value nor namespaced as ``<framework>:<name>``.
         """
-        return self._interrupt_state().interrupt(self._interrupt_id(name), name, reason, response)
+        from ..interrupt._state import InterruptSpec, call_fingerprint
+
+        spec = InterruptSpec(message=message, metadata=metadata, allow_edits=allow_edits)
+        tool_use = self._bound_tool_use()
+        if tool_use is not None:
+            spec.tool_use_id = tool_use["toolUseId"]
+            spec.fingerprint = call_fingerprint(tool_use["name"], tool_use["input"])
+        if response_type is not None:
+            adapter = _adapter(response_type)
+            spec.response_schema = adapter.json_schema()
+            spec.validate_response = adapter.validate_python
+        if expires_in is not None:
+            delta = expires_in if isinstance(expires_in, timedelta) else timedelta(seconds=expires_in)
+            spec.expires_at = (datetime.now(UTC) + delta).isoformat()
+        spec.kind = _check_kind(kind) or (
+            "tool_call" if tool_use is not None else "input_required" if response_type is not None else "confirmation"
+        )
+        owner = self._owner()
+        spec.session_id = getattr(getattr(owner, "session_manager", None), "session_id", None)
+        spec.source = self._source()
+        state = self._interrupt_state()
+        interrupt_id = self._interrupt_id(name)
+        answer = state.interrupt(interrupt_id, name, reason, response, spec)
+        stored = state.interrupts.get(interrupt_id)
+        if stored is not None and stored.action == "cancel":
+            self._cancelled(stored.name)
+        return answer
 
     def _interrupt_id(self, name: str) -> str:
         raise NotImplementedError
 
+    def _bound_tool_use(self) -> Any:
+        """Return the tool use an interrupt raised here is bound to, if any."""
+        return None
+
+    def _source(self) -> str:
+        callback = CURRENT_CALLBACK.get()
+        return f"hook {callback} on {type(self).__name__}" if callback else type(self).__name__
+
+    def _cancelled(self, name: str) -> None:
+        """React to an interrupt answered with ``cancel`` (events set their cancel field)."""
+
+    def _owner(self) -> Any:
+        owner = getattr(self, "agent", None)
+        return owner if owner is not None else getattr(self, "source", None)
+
     def _interrupt_state(self) -> "_InterruptState":
-        owner = getattr(self, "agent", None) or getattr(self, "source", None)
+        owner = self._owner()
         if owner is None:
             raise RuntimeError("agent instance attribute not set")
         state: _InterruptState = owner._interrupt_state
         return state
+
+
+def _check_kind(kind: str | None) -> str | None:
+    if kind is None or kind in _CORE_KINDS:
+        return kind
+    if ":" not in kind or kind.startswith(("core:", ":")) or kind.endswith(":"):
+        raise ValueError(
+            f"kind={kind!r} | must be one of {', '.join(_CORE_KINDS)} or a namespaced custom reason such as "
+            "'myapp:database_change' (the 'core:' prefix is reserved)"
+        )
+    return kind
+
+
+__all__ = ["CURRENT_CALLBACK", "InterruptResponse", "InterruptResponseContent", "name_uuid"]

@@ -1,5 +1,6 @@
 """Tool wire types (Bedrock Converse shapes), the tool base class and the context given to tools."""
 
+import contextvars
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator
@@ -66,15 +67,46 @@ class ToolContext(_Interruptible):
         invocation_state: Per-invocation state shared by hooks and tools (a copy of the caller's dict plus
             framework keys such as ``agent``).
         cancel_signal: Set when the agent is asked to cancel; long-running tools may poll it.
+        is_resumed: True when the call runs again because an interrupt was answered with ``restart``.
+        resumed_metadata: The ``metadata`` of that restart.
+        original_input: The input the model asked for, when the restart replaced it.
     """
 
     tool_use: ToolUse
     agent: "Agent"
     invocation_state: dict[str, Any]
     cancel_signal: threading.Event = field(default_factory=threading.Event)
+    is_resumed: bool = field(default=False, kw_only=True)
+    resumed_metadata: Any = field(default=None, kw_only=True)
+    original_input: Any = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        restart = RESTART.get()
+        if restart is not None and restart.tool_use_id == self.tool_use["toolUseId"]:
+            self.is_resumed = True
+            self.resumed_metadata = restart.metadata
+            self.original_input = restart.original_input
 
     def _interrupt_id(self, name: str) -> str:
         return f"v1:tool_call:{self.tool_use['toolUseId']}:{name_uuid(name)}"
+
+    def _bound_tool_use(self) -> ToolUse:
+        return self.tool_use
+
+    def _source(self) -> str:
+        return f"tool {self.tool_use['name']}"
+
+
+@dataclass(frozen=True)
+class RestartInfo:
+    """How a tool call is being restarted after an interrupt (see `Interrupt.restart`)."""
+
+    tool_use_id: str
+    metadata: Any
+    original_input: Any
+
+
+RESTART: contextvars.ContextVar[RestartInfo | None] = contextvars.ContextVar("strandslike_restart", default=None)
 
 
 class AgentTool(ABC):

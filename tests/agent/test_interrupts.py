@@ -14,6 +14,7 @@ from strandslike.hooks import (
 )
 from strandslike.interrupt import (
     InterruptAlreadyAnsweredError,
+    InvalidPayloadError,
     NotInterruptedError,
     PendingInterruptsError,
     UnknownInterruptError,
@@ -235,8 +236,9 @@ async def test_changing_an_answered_interrupt_is_rejected():
 async def test_non_json_response_is_refused():
     agent = Agent(model=ScriptedModel([tool_call("ask", topic="x"), text("ok")]), tools=[ask])
     paused = await agent.invoke_async("go")
-    with pytest.raises(NotJSONSerializableError):
+    with pytest.raises(InvalidPayloadError, match="JSON-serializable") as info:
         await agent.invoke_async([answer(paused.interrupts[0], {1, 2})])
+    assert info.value.code == "INVALID_PAYLOAD"
     assert (await agent.invoke_async(answers(paused.interrupts, "y"))).stop_reason == "end_turn"
 
 

@@ -6,6 +6,7 @@ from strandslike.interrupt import (
     InterruptAlreadyAnsweredError,
     InterruptError,
     InterruptException,
+    InvalidPayloadError,
     InvalidResumeError,
     PendingInterruptsError,
     UnknownInterruptError,
@@ -66,7 +67,7 @@ def test_non_json_reason_is_refused_when_raised():
         ([{"interruptResponse": {"interruptId": "id-a"}}], InvalidResumeError, "must be a dict with a string"),
         ([answer("nope", 1)], UnknownInterruptError, r"interrupt_id=<nope> \| no interrupt found"),
         ([answer("id-a", 1), answer("id-a", 2)], DuplicateInterruptResponseError, "more than once"),
-        ([answer("id-a", object())], NotJSONSerializableError, "response to interrupt 'a'"),
+        ([answer("id-a", object())], InvalidPayloadError, "response to interrupt 'a'"),
     ],
 )
 def test_bad_resumes_are_refused_and_change_nothing(prompt, error, match):

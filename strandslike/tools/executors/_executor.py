@@ -4,6 +4,8 @@ Executors decide only how the calls of a batch are scheduled (concurrently or on
 goes through `run_tool`, so both executors share the same hook and interrupt semantics.
 """
 
+import copy
+import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...hooks.events import AfterToolCallEvent, BeforeToolCallEvent
 from ...interrupt import Interrupt, InterruptException
-from ...types.tools import AgentTool, ToolResult, ToolUse
+from ...types.tools import RESTART, AgentTool, RestartInfo, ToolResult, ToolUse
 from .._result import ToolResultEvent
 
 if TYPE_CHECKING:
@@ -63,6 +65,80 @@ async def _attempt(
     agent: "Agent", tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
 ) -> ToolResult | list[Interrupt] | None:
     """Run one attempt; None means an `AfterToolCallEvent` hook asked for a retry."""
+    state = agent._interrupt_state
+    bound = state.bound_to(tool_use["toolUseId"]) if state.activated else []
+    if bound:
+        settled = await _settle_without_running(agent, tool_use, invocation_state, emit, bound)
+        if settled is not None:
+            return settled
+        restart = next((interrupt for interrupt in bound if interrupt.action == "restart"), None)
+        if restart is not None:
+            original = tool_use["input"]
+            if restart.edited_input is not None:
+                tool_use = {**tool_use, "input": copy.deepcopy(restart.edited_input)}
+            token = RESTART.set(RestartInfo(tool_use["toolUseId"], restart.restart_metadata, original))
+            try:
+                outcome = await _run_hooks_and_tool(agent, tool_use, invocation_state, emit)
+            finally:
+                RESTART.reset(token)
+            if isinstance(outcome, dict) and restart.edited_input is not None:
+                note = (
+                    f"(The user edited this call's input before it ran; it ran with: {json.dumps(tool_use['input'])})"
+                )
+                outcome = {**outcome, "content": [{"text": note}, *outcome["content"]]}
+            _record_outcome(state, bound, outcome)
+            return outcome
+    outcome = await _run_hooks_and_tool(agent, tool_use, invocation_state, emit)
+    if bound:
+        _record_outcome(state, bound, outcome)
+    return outcome
+
+
+async def _settle_without_running(
+    agent: "Agent", tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None, bound: list[Interrupt]
+) -> ToolResult | None:
+    """Apply a ``respond`` (the answer is the result) or ``cancel`` (a cancelled result); the tool does not run."""
+    tool_use_id = tool_use["toolUseId"]
+    for interrupt in bound:
+        cancel_message = None
+        if interrupt.action == "respond":
+            result = _as_result(tool_use_id, interrupt.response)
+        elif interrupt.action == "cancel":
+            cancel_message = "Tool call cancelled by user"
+            result = error_result(tool_use_id, cancel_message)
+            if emit is not None:
+                emit({"tool_cancel_event": {"tool_use": tool_use, "message": cancel_message}})
+        else:
+            continue
+        selected = agent.tool_registry.registry.get(tool_use["name"])
+        after = AfterToolCallEvent(agent, selected, tool_use, invocation_state, result, cancel_message=cancel_message)
+        await agent.hooks.invoke_callbacks_async(after)
+        final = _finish(after.result, tool_use_id)
+        if emit is not None:
+            emit({"tool_result": final})
+        _record_outcome(agent._interrupt_state, bound, final)
+        return final
+    return None
+
+
+def _record_outcome(state: Any, bound: list[Interrupt], outcome: ToolResult | list[Interrupt] | None) -> None:
+    if not isinstance(outcome, dict):
+        return
+    for interrupt in bound:
+        state.record(interrupt, "outcome", action=interrupt.action or "resume", result=outcome)
+
+
+def _as_result(tool_use_id: str, output: Any) -> ToolResult:
+    if isinstance(output, dict) and "status" in output and "content" in output:
+        return {**output, "toolUseId": tool_use_id}  # type: ignore[typeddict-item]
+    if isinstance(output, str):
+        return {"toolUseId": tool_use_id, "status": "success", "content": [{"text": output}]}
+    return {"toolUseId": tool_use_id, "status": "success", "content": [{"json": output}]}
+
+
+async def _run_hooks_and_tool(
+    agent: "Agent", tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
+) -> ToolResult | list[Interrupt] | None:
     hooks = agent.hooks
     requested_name = tool_use["name"]
     selected: AgentTool | None = agent.tool_registry.registry.get(requested_name)
