@@ -1,8 +1,62 @@
 """strandslike: hook-based AI agents with human-in-the-loop interrupts, in the style of Strands Agents."""
 
 from .agent import Agent, AgentResult
-from .interrupt import Interrupt, InterruptException
+from .interrupt import (
+    Interrupt,
+    InterruptAnswer,
+    InterruptAnswerContent,
+    InterruptError,
+    InterruptException,
+    InterruptTool,
+    ResumeAction,
+    define_interrupt,
+    interrupt_tool,
+)
+from .interrupt._errors import (
+    DuplicateInterruptResponseError,
+    EditsNotAllowedError,
+    InterruptAlreadyAnsweredError,
+    InterruptExpiredError,
+    InvalidPayloadError,
+    InvalidResumeError,
+    InvalidToolInputError,
+    NotInterruptedError,
+    NotToolBoundError,
+    PartialResumeError,
+    PendingInterruptsError,
+    SessionMismatchError,
+    StaleToolCallError,
+    UnknownInterruptError,
+)
 from .tools.decorator import tool
 from .types.tools import ToolContext
 
-__all__ = ["Agent", "AgentResult", "Interrupt", "InterruptException", "ToolContext", "tool"]
+__all__ = [
+    "Agent",
+    "AgentResult",
+    "DuplicateInterruptResponseError",
+    "EditsNotAllowedError",
+    "Interrupt",
+    "InterruptAlreadyAnsweredError",
+    "InterruptAnswer",
+    "InterruptAnswerContent",
+    "InterruptError",
+    "InterruptException",
+    "InterruptExpiredError",
+    "InterruptTool",
+    "InvalidPayloadError",
+    "InvalidResumeError",
+    "InvalidToolInputError",
+    "NotInterruptedError",
+    "NotToolBoundError",
+    "PartialResumeError",
+    "PendingInterruptsError",
+    "ResumeAction",
+    "SessionMismatchError",
+    "StaleToolCallError",
+    "ToolContext",
+    "UnknownInterruptError",
+    "define_interrupt",
+    "interrupt_tool",
+    "tool",
+]

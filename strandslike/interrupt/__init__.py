@@ -22,6 +22,7 @@ from ._errors import (
     UnknownInterruptError,
 )
 from ._interrupt import Interrupt, InterruptAnswer, InterruptAnswerContent, InterruptException, ResumeAction
+from ._interrupt_tool import InterruptTool, define_interrupt, interrupt_tool
 from ._state import PendingToolExecution
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "InterruptError",
     "InterruptException",
     "InterruptExpiredError",
+    "InterruptTool",
     "InvalidPayloadError",
     "InvalidResumeError",
     "InvalidToolInputError",
@@ -46,4 +48,6 @@ __all__ = [
     "SessionMismatchError",
     "StaleToolCallError",
     "UnknownInterruptError",
+    "define_interrupt",
+    "interrupt_tool",
 ]

@@ -11,7 +11,9 @@ Record kinds (key ``k``):
 - ``h`` header, the first line: ``{"k": "h", "format": "strandslike-agent-log/1", "session_id", "agent_id", "t"}``
 - ``m`` message appended: ``{"k": "m", "i": index, "t": timestamp, "m": message}``
 - ``r`` message redacted: ``{"k": "r", "i": index, "t": timestamp, "m": replacement}``
-- ``s`` agent snapshot (the latest wins): ``{"k": "s", "t": timestamp, "a": SessionAgent.to_dict()}``
+- ``s`` agent snapshot (the latest wins): ``{"k": "s", "t": timestamp, "a": SessionAgent.to_dict()}``, without
+  the interrupt audit trail, which grows by its own records:
+- ``a`` one audit entry of an interrupt's life: ``{"k": "a", "e": {"time", "event", "interrupt_id", ...}}``
 
 Bytes are stored as ``{"__bytes_encoded__": true, "data": base64}``, as Strands does.
 """
@@ -66,6 +68,7 @@ class LoadedLog:
     good_size: int = 0
     inode: int = 0
     header: dict[str, Any] = field(default_factory=dict)
+    audit: list[dict[str, Any]] = field(default_factory=list)
 
 
 def read_log(path: Path) -> LoadedLog | None:
@@ -137,12 +140,21 @@ def _replay(path: Path, records: list[Any], loaded: LoadedLog, *, decode: bool) 
             elif kind == "s":
                 loaded.agent = SessionAgent.from_dict(record["a"])
                 messages_since_snapshot = 0
+            elif kind == "a":
+                entry = record["e"]
+                if not isinstance(entry, dict):
+                    raise TypeError("an audit entry must be a JSON object")
+                loaded.audit.append(entry)
             else:
                 raise ValueError(f"unknown record kind {kind!r}")
         except (KeyError, TypeError, ValueError) as exc:
             raise SessionCorruptError(str(path), f"line {number} is not a valid record ({exc!r})") from None
-    if loaded.agent is not None and messages_since_snapshot:
-        _drop_completed_interrupt(loaded.agent)
+    if loaded.agent is not None:
+        interrupt_state = loaded.agent._internal_state.get("interrupt_state")
+        if isinstance(interrupt_state, dict):
+            interrupt_state["audit"] = loaded.audit
+        if messages_since_snapshot:
+            _drop_completed_interrupt(loaded.agent)
 
 
 def _drop_completed_interrupt(agent: SessionAgent) -> None:
@@ -150,7 +162,13 @@ def _drop_completed_interrupt(agent: SessionAgent) -> None:
     # step completed, but the process stopped before it recorded the (cleared) interrupt state.
     interrupt_state = agent._internal_state.get("interrupt_state")
     if isinstance(interrupt_state, dict) and interrupt_state.get("activated"):
-        agent._internal_state["interrupt_state"] = {"interrupts": {}, "context": {}, "activated": False}
+        agent._internal_state["interrupt_state"] = {
+            **interrupt_state,
+            "interrupts": {},
+            "context": {},
+            "activated": False,
+            "pending_tool_execution": None,
+        }
 
 
 class LogWriter:

@@ -59,10 +59,12 @@ class _AgentFiles:
         self.held_for_invocation = False
         self.version: tuple[int, int] | None = None  # (inode, size) as last read or written by us
         self.good_size = 0
+        self.audit_written = 0
 
     def remember(self, loaded: LoadedLog | None) -> None:
         self.version = None if loaded is None else (loaded.inode, loaded.size)
         self.good_size = 0 if loaded is None else loaded.good_size
+        self.audit_written = 0 if loaded is None else len(loaded.audit)
 
 
 class FileSessionManager(RepositorySessionManager, SessionRepository):
@@ -176,7 +178,7 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
         """Start the agent's log with a header and a first snapshot."""
         files = self._agent_files(session_id, session_agent.agent_id)
         ensure_dir(files.directory)
-        records = [_snapshot(session_agent)]
+        records = self._snapshot_records(files, session_agent)
         if files.good_size == 0:  # a new log (or one whose header was torn): start it with the header
             header = {"k": "h", "format": FORMAT, "session_id": session_id, "agent_id": files.agent_id, "t": now()}
             records.insert(0, header)
@@ -189,7 +191,20 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
 
     def update_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
         """Append a snapshot of the agent."""
-        self._append(self._agent_files(session_id, session_agent.agent_id), [_snapshot(session_agent)])
+        files = self._agent_files(session_id, session_agent.agent_id)
+        self._append(files, self._snapshot_records(files, session_agent))
+
+    @staticmethod
+    def _snapshot_records(files: _AgentFiles, session_agent: SessionAgent) -> list[dict[str, Any]]:
+        """Return the new audit entries as their own records, then the snapshot without the audit trail."""
+        session_agent.updated_at = now()
+        data = session_agent.to_dict()
+        interrupt_state = data.get("_internal_state", {}).get("interrupt_state")
+        audit = interrupt_state.pop("audit", []) if isinstance(interrupt_state, dict) else []
+        records: list[dict[str, Any]] = [{"k": "a", "e": entry} for entry in audit[files.audit_written :]]
+        files.audit_written = max(files.audit_written, len(audit))
+        records.append({"k": "s", "t": session_agent.updated_at, "a": data})
+        return records
 
     # -- messages ---------------------------------------------------------------------------------------------
 
@@ -327,11 +342,6 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
             if files.writer is not None:
                 files.writer.close()
                 files.writer = None
-
-
-def _snapshot(session_agent: SessionAgent) -> dict[str, Any]:
-    session_agent.updated_at = now()
-    return {"k": "s", "t": session_agent.updated_at, "a": session_agent.to_dict()}
 
 
 def _stat(path: Path) -> os.stat_result | None:
