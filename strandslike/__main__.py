@@ -1,20 +1,24 @@
-"""Command line: ``python -m strandslike demo``."""
+"""Command line: ``python -m strandslike demo|sessions|resume`` (``--help`` on each for its options)."""
 
-import argparse
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch a subcommand; return the exit code."""
-    args = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(prog="python -m strandslike")
-    parser.add_argument("command", choices=["demo"], help="demo: the approval scenario on the scripted model")
-    known, rest = parser.parse_known_args(args[:1])
-    if known.command == "demo":
+    """Dispatch a subcommand; return the exit code.
+
+    ``demo`` is handed its arguments straight away, so it does not load the operator commands.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["demo"]:
         from ._demo import run
 
-        return run(args[1:] + rest)
-    return 2  # pragma: no cover - argparse rejects unknown commands
+        try:
+            return run(args[1:])
+        except SystemExit as exc:  # --help, or a usage error argparse already printed
+            return exc.code if isinstance(exc.code, int) else 2
+    from .cli import main as cli_main
+
+    return cli_main(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,194 @@
+"""What the commands share: exit codes, output, and read-only access to a storage directory.
+
+Read-only commands never create anything: `FileSessionManager.__init__` creates a session that does not exist,
+so a manager is only opened for a session whose record is already on disk, and its repository methods
+(`read_session`, `read_agent`, `list_messages`) read without taking locks.
+"""
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..interrupt import Interrupt
+from ..interrupt._state import _InterruptState
+from ..session._ids import validate_id
+from ..session.file_session_manager import AGENT_PREFIX, MULTI_AGENT_PREFIX, SESSION_PREFIX, FileSessionManager
+from ..types.exceptions import SessionCorruptError, SessionException, StrandslikeError
+from ..types.session import Session, SessionAgent, SessionMessage, encode_bytes_values
+
+EXIT_OK = 0
+EXIT_FAILURE = 1  # the command was refused: unknown session, existing target, a resume the agent rejected
+EXIT_USAGE = 2  # bad input or unreadable data: argparse errors, invalid JSON or ids, corrupt files
+
+
+class CliError(StrandslikeError):
+    """A command failed in a way the user can fix; the message is printed on stderr.
+
+    Attributes:
+        exit_code: The process exit code to return.
+    """
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILURE) -> None:
+        self.exit_code = exit_code
+        super().__init__(message)
+
+
+def out(text: str = "") -> None:
+    """Write a line to stdout."""
+    sys.stdout.write(text + "\n")
+
+
+def err(text: str) -> None:
+    """Write a line to stderr."""
+    sys.stderr.write(text + "\n")
+
+
+def to_json(value: Any, *, indent: int | None = 2) -> str:
+    """Return ``value`` as JSON, with bytes base64-encoded the way sessions store them."""
+    return json.dumps(encode_bytes_values(value), indent=indent, ensure_ascii=False)
+
+
+def storage_path(value: str) -> Path:
+    """Return the storage directory, which must exist (read-only commands never create it).
+
+    Raises:
+        CliError: The directory does not exist.
+    """
+    path = Path(value)
+    if not path.is_dir():
+        raise CliError(f"storage directory {value} does not exist (pass the --storage-dir the agents used)")
+    return path
+
+
+def session_ids(storage_dir: Path) -> list[str]:
+    """Return the ids of the sessions stored in ``storage_dir``, sorted."""
+    return sorted(
+        entry.name[len(SESSION_PREFIX) :]
+        for entry in storage_dir.iterdir()
+        if entry.name.startswith(SESSION_PREFIX) and entry.is_dir() and (entry / "session.json").exists()
+    )
+
+
+def _ids_under(directory: Path, prefix: str, suffix: str = "") -> list[str]:
+    if not directory.is_dir():
+        return []
+    return sorted(
+        entry.name[len(prefix) : len(entry.name) - len(suffix)]
+        for entry in directory.iterdir()
+        if entry.name.startswith(prefix) and entry.name.endswith(suffix) and not entry.name.startswith(".")
+    )
+
+
+def open_session(storage_dir: Path, session_id: str) -> FileSessionManager:
+    """Open an existing session for reading; never create one.
+
+    Raises:
+        CliError: ``session_id`` is not a valid id, or no such session is stored in ``storage_dir``.
+        SessionCorruptError: The session record is corrupt or was written by strands-agents.
+    """
+    try:
+        validate_id(session_id, "session")
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    if not (storage_dir / f"{SESSION_PREFIX}{session_id}" / "session.json").is_file():
+        known = session_ids(storage_dir)
+        listing = f"sessions there: {', '.join(known)}" if known else "it holds no sessions"
+        raise CliError(f"no session {session_id!r} in {storage_dir} ({listing})")
+    return FileSessionManager(session_id, storage_dir=storage_dir)
+
+
+@dataclass
+class AgentView:
+    """What a stored agent holds, as the commands show it.
+
+    Attributes:
+        agent_id: The agent's id.
+        agent: Its latest snapshot (state, interrupt state), or None if none was written yet.
+        messages: Its messages in order, redactions recorded.
+        open_interrupts: Interrupts it waits on that have no answer yet.
+        interrupted: Whether it waits on interrupts.
+    """
+
+    agent_id: str
+    agent: SessionAgent | None
+    messages: list[SessionMessage]
+    open_interrupts: list[Interrupt] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def updated_at(self) -> str | None:
+        """Return the latest timestamp of its snapshot and messages."""
+        stamps = [message.updated_at for message in self.messages[-1:]]
+        if self.agent is not None:
+            stamps.append(self.agent.updated_at)
+        return latest(stamps)
+
+
+def latest(stamps: list[str]) -> str | None:
+    """Return the latest of ISO timestamps (all UTC, as sessions write them), or None."""
+    return max((stamp for stamp in stamps if isinstance(stamp, str)), default=None)
+
+
+def read_agents(manager: FileSessionManager, agent_id: str | None = None) -> list[AgentView]:
+    """Read the agents of the manager's session (or only ``agent_id``).
+
+    Raises:
+        CliError: ``agent_id`` is given and the session has no such agent.
+        SessionCorruptError: An agent's log is corrupt or holds an invalid interrupt state.
+    """
+    session_dir = manager.storage_dir / f"{SESSION_PREFIX}{manager.session_id}"
+    known = _ids_under(session_dir / "agents", AGENT_PREFIX)
+    if agent_id is not None:
+        if agent_id not in known:
+            listing = ", ".join(known) or "none"
+            raise CliError(f"session {manager.session_id!r} has no agent {agent_id!r} (agents: {listing})")
+        known = [agent_id]
+    views = []
+    for name in known:
+        try:
+            validate_id(name, "agent")
+        except ValueError as exc:
+            raise SessionCorruptError(str(session_dir / "agents" / f"{AGENT_PREFIX}{name}"), str(exc)) from None
+        agent = manager.read_agent(manager.session_id, name)
+        messages = manager.list_messages(manager.session_id, name)
+        if agent is None and not messages:
+            continue  # a directory whose log was never written
+        view = AgentView(name, agent, messages)
+        if agent is not None:
+            state = _interrupt_state(session_dir / "agents" / f"{AGENT_PREFIX}{name}", agent)
+            view.interrupted = state.activated
+            view.open_interrupts = state.unanswered() if state.activated else []
+        views.append(view)
+    return views
+
+
+def _interrupt_state(agent_dir: Path, agent: SessionAgent) -> _InterruptState:
+    data = agent._internal_state.get("interrupt_state")
+    if data is None:
+        return _InterruptState()
+    try:
+        if not isinstance(data, dict):
+            raise SessionException(f"interrupt_state is a {type(data).__name__}, not an object")
+        return _InterruptState.from_dict(data)
+    except SessionException as exc:
+        raise SessionCorruptError(str(agent_dir / "agent.jsonl"), f"holds an invalid interrupt state ({exc})") from None
+
+
+def multi_agent_ids(manager: FileSessionManager) -> list[str]:
+    """Return the ids of the orchestrators whose state the session stores."""
+    session_dir = manager.storage_dir / f"{SESSION_PREFIX}{manager.session_id}"
+    return _ids_under(session_dir / "multi_agents", MULTI_AGENT_PREFIX, ".json")
+
+
+def read_session(manager: FileSessionManager) -> Session:
+    """Return the manager's session record.
+
+    Raises:
+        CliError: The session disappeared since it was opened.
+    """
+    session = manager.read_session(manager.session_id)
+    if session is None:
+        raise CliError(f"session {manager.session_id!r} was deleted while it was being read")
+    return session

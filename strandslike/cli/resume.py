@@ -1,0 +1,150 @@
+"""``python -m strandslike resume``: rebuild an agent from its factory and answer its interrupts.
+
+The factory is your own code (``module:function``); it is called as
+``factory(session_manager=FileSessionManager(SESSION_ID, storage_dir=DIR))`` and must pass that manager to
+the `Agent` it builds, with the same tools and hooks as the process that was interrupted, so the restored
+agent finds its pending tool batch and re-raises the same interrupt ids.
+"""
+
+import argparse
+import importlib
+import json
+import shlex
+from typing import Any
+
+from ..agent import Agent, AgentResult
+from ..interrupt import InterruptError
+from ..session.file_session_manager import FileSessionManager
+from ..types.exceptions import SessionConflictError
+from ..types.interrupt import InterruptResponseContent
+from . import _common as common
+from ._common import EXIT_USAGE, CliError, err, out
+from ._render import compact_json, interrupt_lines, resume_command
+
+
+def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
+    """Register ``resume``.
+
+    Args:
+        subparsers: The top-level subparsers.
+        storage: A parent parser holding ``--storage-dir``.
+    """
+    parser = subparsers.add_parser(
+        "resume",
+        parents=[storage],
+        help="rebuild an agent from its factory and resume it with interrupt answers",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("session_id", metavar="SESSION_ID")
+    parser.add_argument(
+        "--agent", required=True, metavar="MODULE:FACTORY", help="function building the agent from a session_manager"
+    )
+    parser.add_argument(
+        "--response",
+        action="append",
+        required=True,
+        metavar="INTERRUPT_ID=JSON",
+        help="""an answer, as JSON: --response ID='"y"' or ID='{"approve": true}' (repeatable)""",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=resume)
+
+
+def parse_responses(values: list[str]) -> list[InterruptResponseContent]:
+    """Turn ``ID=JSON`` arguments into ``interruptResponse`` blocks.
+
+    Raises:
+        CliError: An argument has no ``=`` or its value is not valid JSON (exit code 2).
+    """
+    blocks: list[InterruptResponseContent] = []
+    for value in values:
+        interrupt_id, separator, raw = value.partition("=")
+        if not separator or not interrupt_id:
+            raise CliError(f"--response {value!r}: expected INTERRUPT_ID=JSON, e.g. --response ID='\"y\"'", EXIT_USAGE)
+        try:
+            answer = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise CliError(
+                f"--response {value!r}: the answer {raw!r} is not valid JSON ({exc.msg}). Answers are JSON values: "
+                "quote a string twice, once for JSON and once for the shell: "
+                f"--response {shlex.quote(interrupt_id)}={shlex.quote(json.dumps(raw))}",
+                EXIT_USAGE,
+            ) from None
+        blocks.append({"interruptResponse": {"interruptId": interrupt_id, "response": answer}})
+    return blocks
+
+
+def load_factory(spec: str) -> Any:
+    """Import the ``module:attribute`` named by ``spec`` (the attribute may be dotted).
+
+    Raises:
+        CliError: ``spec`` is malformed, or the module or attribute cannot be found (exit code 2).
+    """
+    module_name, separator, attribute = spec.partition(":")
+    if not separator or not module_name or not attribute:
+        raise CliError(f"--agent {spec!r}: expected MODULE:FACTORY, e.g. --agent myapp.agents:build", EXIT_USAGE)
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CliError(f"--agent {spec!r}: cannot import {module_name!r} ({exc})", EXIT_USAGE) from None
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise CliError(f"--agent {spec!r}: {module_name!r} has no attribute {attribute!r}", EXIT_USAGE) from None
+    if not callable(target):
+        raise CliError(f"--agent {spec!r}: {attribute!r} is not callable", EXIT_USAGE)
+    return target
+
+
+def resume(args: argparse.Namespace) -> int:
+    """Resume a session's agent with the given answers and print the result."""
+    responses = parse_responses(args.response)
+    factory = load_factory(args.agent)
+    storage = common.storage_path(args.storage_dir)
+    common.open_session(storage, args.session_id).close()  # refuse, rather than create, an unknown session
+    manager = FileSessionManager(args.session_id, storage_dir=storage)
+    try:
+        agent = factory(session_manager=manager)
+        if not isinstance(agent, Agent):
+            raise CliError(f"--agent {args.agent!r} returned {type(agent).__name__}, not an Agent", EXIT_USAGE)
+        if agent.session_manager is not manager:
+            raise CliError(
+                f"--agent {args.agent!r} built an agent without the session manager it was given; "
+                "pass it on: Agent(..., session_manager=session_manager)",
+                EXIT_USAGE,
+            )
+        try:
+            result = agent(responses)
+        except (InterruptError, SessionConflictError) as exc:
+            err(f"error: {exc}")
+            err(
+                "The session was not changed. See what it waits on with: python -m strandslike sessions interrupts "
+                f"--storage-dir {args.storage_dir} {args.session_id}"
+            )
+            return common.EXIT_FAILURE
+    finally:
+        manager.close()
+    _print_result(args, result)
+    return common.EXIT_OK
+
+
+def _print_result(args: argparse.Namespace, result: AgentResult) -> None:
+    if args.json:
+        out(common.to_json(result.to_dict()))
+        return
+    out(f"stop reason: {result.stop_reason}")
+    content = result.message.get("content", []) if result.message else []
+    text = "\n".join(block["text"] for block in content if "text" in block)
+    if text:
+        out(f"message: {text}")
+    elif content:
+        out(f"message: {compact_json(content)}")
+    if result.interrupts:
+        out("open interrupts:")
+        for line in interrupt_lines(result.interrupts):
+            out(line)
+        out("Answer with:")
+        pairs = [(interrupt.id, "JSON") for interrupt in result.interrupts]
+        out("  " + resume_command(args.agent, args.storage_dir, args.session_id, pairs))

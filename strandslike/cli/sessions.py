@@ -1,0 +1,186 @@
+"""``python -m strandslike sessions list|show|interrupts``: read-only views of a storage directory.
+
+These commands take no locks and write nothing, so they are safe to run next to live agents.
+"""
+
+import argparse
+from typing import Any
+
+from ..types.exceptions import SessionCorruptError
+from . import _common as common
+from ._common import AgentView, CliError, err, out
+from ._render import (
+    DEFAULT_WIDTH,
+    compact_json,
+    interrupt_lines,
+    message_lines,
+    plural,
+    resume_command,
+    shorten,
+    when,
+)
+
+
+def add_parsers(subparsers: Any, storage: argparse.ArgumentParser) -> None:
+    """Register ``list``, ``show`` and ``interrupts`` under ``sessions``.
+
+    Args:
+        subparsers: The ``sessions`` parser's subparsers.
+        storage: A parent parser holding ``--storage-dir``.
+    """
+    json_flag = argparse.ArgumentParser(add_help=False)
+    json_flag.add_argument("--json", action="store_true", help="print JSON for scripts instead of text")
+
+    listing = subparsers.add_parser(
+        "list", parents=[storage, json_flag], help="list sessions: agents, message counts, interrupts, last update"
+    )
+    listing.set_defaults(handler=list_sessions)
+
+    show = subparsers.add_parser("show", parents=[storage, json_flag], help="print a session's messages")
+    show.add_argument("session_id", metavar="SESSION_ID")
+    show.add_argument("--agent-id", help="only this agent (default: every agent of the session)")
+    show.add_argument("--full", action="store_true", help=f"do not cut lines at {DEFAULT_WIDTH} characters")
+    show.set_defaults(handler=show_session)
+
+    interrupts = subparsers.add_parser(
+        "interrupts", parents=[storage, json_flag], help="print the open interrupts of a session, per agent"
+    )
+    interrupts.add_argument("session_id", metavar="SESSION_ID")
+    interrupts.set_defaults(handler=show_interrupts)
+
+
+def _summary(session_id: str, storage: Any) -> dict[str, Any]:
+    manager = common.open_session(storage, session_id)
+    try:
+        session = common.read_session(manager)
+        agents = common.read_agents(manager)
+        multi_agents = common.multi_agent_ids(manager)
+    finally:
+        manager.close()
+    return {
+        "session_id": session_id,
+        "created_at": session.created_at,
+        "updated_at": common.latest([session.updated_at, *(view.updated_at or "" for view in agents)]),
+        "interrupted": any(view.interrupted for view in agents),
+        "agents": [
+            {
+                "agent_id": view.agent_id,
+                "messages": len(view.messages),
+                "interrupted": view.interrupted,
+                "open_interrupts": len(view.open_interrupts),
+                "updated_at": view.updated_at,
+            }
+            for view in agents
+        ],
+        "multi_agents": multi_agents,
+    }
+
+
+def list_sessions(args: argparse.Namespace) -> int:
+    """Print one line per session; a corrupt session is reported on stderr and makes the exit code 2."""
+    storage = common.storage_path(args.storage_dir)
+    summaries = []
+    failed = False
+    for session_id in common.session_ids(storage):
+        try:
+            summaries.append(_summary(session_id, storage))
+        except (SessionCorruptError, CliError) as exc:
+            err(f"error: {exc}")
+            failed = True
+    if args.json:
+        out(common.to_json(summaries))
+    elif summaries:
+        _print_table(summaries)
+    elif not failed:
+        out(f"no sessions in {args.storage_dir}")
+    return common.EXIT_USAGE if failed else common.EXIT_OK
+
+
+def _print_table(summaries: list[dict[str, Any]]) -> None:
+    rows = [("SESSION", "UPDATED", "STATUS", "AGENTS")]
+    for summary in summaries:
+        open_count = sum(agent["open_interrupts"] for agent in summary["agents"])
+        status = f"interrupted ({open_count} open)" if summary["interrupted"] else "idle"
+        agents = [
+            f"{agent['agent_id']}: {plural(agent['messages'], 'message')}"
+            + (f", {plural(agent['open_interrupts'], 'open interrupt')}" if agent["interrupted"] else "")
+            for agent in summary["agents"]
+        ]
+        agents += [f"multi-agent {multi_agent}" for multi_agent in summary["multi_agents"]]
+        rows.append((summary["session_id"], when(summary["updated_at"]), status, "; ".join(agents) or "-"))
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    for row in rows:
+        out("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=False)) + "  " + row[3])
+
+
+def show_session(args: argparse.Namespace) -> int:
+    """Print a session's messages, per agent."""
+    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
+    try:
+        views = common.read_agents(manager, args.agent_id)
+    finally:
+        manager.close()
+    if args.json:
+        out(common.to_json({"session_id": args.session_id, "agents": [_agent_json(view) for view in views]}))
+        return common.EXIT_OK
+    if not views:
+        out(f"session {args.session_id} has no agents")
+    width = None if args.full else DEFAULT_WIDTH
+    for number, view in enumerate(views):
+        if number:
+            out()
+        status = f", waiting on {plural(len(view.open_interrupts), 'interrupt')}" if view.interrupted else ""
+        out(f"session {args.session_id}, agent {view.agent_id}: {plural(len(view.messages), 'message')}{status}")
+        if view.agent is not None and view.agent.state:
+            out(shorten(f"state: {compact_json(view.agent.state)}", width))
+        for session_message in view.messages:
+            for line in message_lines(session_message, width):
+                out(line)
+    return common.EXIT_OK
+
+
+def _agent_json(view: AgentView) -> dict[str, Any]:
+    return {
+        "agent_id": view.agent_id,
+        "state": view.agent.state if view.agent is not None else {},
+        "interrupted": view.interrupted,
+        "messages": [session_message.to_message() for session_message in view.messages],
+    }
+
+
+def show_interrupts(args: argparse.Namespace) -> int:
+    """Print the open interrupts of every agent of a session, with the command that answers them."""
+    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
+    try:
+        views = common.read_agents(manager)
+    finally:
+        manager.close()
+    if args.json:
+        agents = [
+            {
+                "agent_id": view.agent_id,
+                "interrupts": [
+                    {"id": interrupt.id, "name": interrupt.name, "reason": interrupt.reason}
+                    for interrupt in view.open_interrupts
+                ],
+            }
+            for view in views
+        ]
+        out(common.to_json({"session_id": args.session_id, "agents": agents}))
+        return common.EXIT_OK
+    waiting = [view for view in views if view.open_interrupts]
+    if not waiting:
+        out(f"session {args.session_id} has no open interrupts")
+        return common.EXIT_OK
+    for view in waiting:
+        out(f"session {args.session_id}, agent {view.agent_id}: {plural(len(view.open_interrupts), 'open interrupt')}")
+        for number, interrupt in enumerate(view.open_interrupts):
+            if number:
+                out()
+            for line in interrupt_lines([interrupt]):
+                out(line)
+    out()
+    out("Answer with:")
+    responses = [(interrupt.id, "JSON") for view in waiting for interrupt in view.open_interrupts]
+    out("  " + resume_command("MODULE:FACTORY", args.storage_dir, args.session_id, responses))
+    return common.EXIT_OK
