@@ -1,14 +1,13 @@
 """`Agent`: the façade that configures a run and hands it to the event loop."""
 
 import inspect
-import math
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import aclosing
 from typing import Any, Literal
 
-import anyio
-
 from .._event_loop import append_message, run_cycles
+from .._streams import iterate_events
 from .._sync import run_sync
 from ..hooks.events import AfterInvocationEvent, AgentInitializedEvent, BeforeInvocationEvent
 from ..hooks.registry import PROJECT, HookOrder, HookProvider, HookRegistry
@@ -194,34 +193,23 @@ class Agent:
         final ``{"result": ...}``. Iterate to the end, or wrap the call in ``contextlib.aclosing`` if you may stop
         early.
         """
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](math.inf)
         handler = self._handler_emit()
-        emit: Emit
-        if handler is None:
-            emit = send.send_nowait
-        else:
+        merged = _merge(invocation_state, kwargs)
 
-            def emit(event: dict[str, Any]) -> None:
-                handler(event)
-                send.send_nowait(event)
+        async def run(send: Emit) -> AgentResult:
+            emit: Emit = send
+            if handler is not None:
 
-        failure: list[BaseException] = []
+                def emit(event: dict[str, Any]) -> None:
+                    handler(event)
+                    send(event)
 
-        async def run() -> None:
-            async with send:
-                try:
-                    result = await self._invoke(prompt, _merge(invocation_state, kwargs), emit)
-                except Exception as exc:
-                    failure.append(exc)
-                    return
-                send.send_nowait({"result": result})
+            return await self._invoke(prompt, merged, emit)
 
-        async with anyio.create_task_group() as group, receive:
-            group.start_soon(run)
-            async for event in receive:
+        # Close the inner generator here, in this task, when the consumer stops early.
+        async with aclosing(iterate_events(run, lambda result: {"result": result})) as events:
+            async for event in events:
                 yield event
-        if failure:
-            raise failure[0]
 
     def _handler_emit(self) -> Emit | None:
         handler = self.callback_handler
@@ -292,6 +280,9 @@ class Agent:
             if hooks._callbacks(BeforeInvocationEvent):
                 await hooks.invoke_callbacks_async(before)
             if before.cancel:
+                repairs = [block for message in messages for block in message["content"] if "toolResult" in block]
+                if repairs:  # a trailing tool use still needs its results before any assistant message
+                    await append_message(self, {"role": "user", "content": repairs}, emit)
                 text = before.cancel if isinstance(before.cancel, str) else "invocation denied by hook"
                 denied: Message = {"role": "assistant", "content": [{"text": text}]}
                 await append_message(self, denied, emit)

@@ -152,7 +152,20 @@ class Orchestrator(MultiAgentBase):
             routes[outer_id] = [node_id, inner.id]
             outer = state.interrupts.get(outer_id)
             if outer is None or outer.answered:
-                outer = Interrupt(outer_id, inner.name, copy.deepcopy(inner.reason))
+                outer = Interrupt(
+                    outer_id,
+                    inner.name,
+                    copy.deepcopy(inner.reason),
+                    message=inner.message,
+                    response_schema=copy.deepcopy(inner.response_schema),
+                    expires_at=inner.expires_at,
+                    tool_use_id=inner.tool_use_id,
+                    metadata={**copy.deepcopy(inner.metadata or {}), "node_id": node_id},
+                    kind=inner.kind,
+                    allow_edits=inner.allow_edits,
+                    session_id=inner.session_id,
+                    source=f"node {node_id}: {inner.source}" if inner.source else f"node {node_id}",
+                )
                 state.interrupts[outer_id] = outer
             adopted.append(outer)
         return adopted
@@ -259,13 +272,17 @@ class Orchestrator(MultiAgentBase):
             def node_emit(event: dict[str, Any]) -> None:
                 emit({"type": "multiagent_node_stream", "node_id": node_id, "event": event})
 
+        outcome: AgentResult | MultiAgentResult
         if isinstance(executor, Agent):
             handler = executor._handler_emit()
-            return await executor._invoke(prompt, dict(invocation_state), _chain(handler, node_emit))
-        if isinstance(executor, Orchestrator):
-            return await executor._execute(prompt, dict(invocation_state), node_emit)
-        result: MultiAgentResult = await executor.invoke_async(prompt, dict(invocation_state))
-        return result
+            outcome = await executor._invoke(prompt, dict(invocation_state), _chain(handler, node_emit))
+            final: dict[str, Any] = {"result": outcome}
+        else:
+            outcome = await executor._execute(prompt, dict(invocation_state), node_emit)
+            final = {"type": "multiagent_result", "result": outcome}
+        if node_emit is not None:
+            node_emit(final)  # the node's own final event, as its stream_async would end
+        return outcome
 
 
 def _chain(first: Emit | None, second: Emit | None) -> Emit | None:

@@ -1,14 +1,13 @@
 """Shared multi-agent types: `Status`, `NodeResult`, `MultiAgentResult` and the `MultiAgentBase` contract."""
 
-import math
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Union
 
-import anyio
-
+from .._streams import iterate_events
 from .._sync import run_sync
 from ..agent.agent_result import AgentResult
 from ..hooks.registry import HookOrder, HookRegistry
@@ -222,32 +221,30 @@ class MultiAgentBase(ABC):
         ``multiagent_handoff``, ``multiagent_node_cancel``, ``multiagent_node_interrupt`` and the final result.
         Iterate to the end, or wrap the call in ``contextlib.aclosing`` if you may stop early.
         """
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](math.inf)
-        failure: list[BaseException] = []
+        merged = _merge(invocation_state, kwargs)
 
-        async def run() -> None:
-            async with send:
-                try:
-                    result = await self._execute(task, _merge(invocation_state, kwargs), send.send_nowait)
-                except Exception as exc:
-                    failure.append(exc)
-                    return
-                send.send_nowait({"type": "multiagent_result", "result": result})
+        async def run(emit: Emit) -> MultiAgentResult:
+            return await self._execute(task, merged, emit)
 
-        async with anyio.create_task_group() as group, receive:
-            group.start_soon(run)
-            async for event in receive:
+        # Close the inner generator here, in this task, when the consumer stops early.
+        async with aclosing(
+            iterate_events(run, lambda result: {"type": "multiagent_result", "result": result})
+        ) as events:
+            async for event in events:
                 yield event
-        if failure:
-            raise failure[0]
 
     def __call__(self, task: Any, invocation_state: dict[str, Any] | None = None, **kwargs: Any) -> MultiAgentResult:
         """Blocking twin of `invoke_async`; works with and without a running event loop."""
         return run_sync(self.invoke_async, task, invocation_state, **kwargs)
 
-    @abstractmethod
     async def _execute(self, task: Any, invocation_state: dict[str, Any], emit: Emit | None) -> MultiAgentResult:
-        """Run or resume the orchestration, reporting events through ``emit``."""
+        """Run or resume the orchestration, reporting events through ``emit``.
+
+        The default serves Strands-style subclasses that implement `invoke_async` only (no events but the result).
+        """
+        if type(self).invoke_async is MultiAgentBase.invoke_async:
+            raise NotImplementedError(f"{type(self).__name__} must implement _execute() or invoke_async()")
+        return await self.invoke_async(task, invocation_state)
 
     def serialize_state(self) -> dict[str, Any]:
         """Return a JSON-serializable snapshot of the orchestration state."""

@@ -207,7 +207,9 @@ class GraphBuilder:
     def _resolve(self, node: str | GraphNode, role: str) -> GraphNode:
         node_id = node.node_id if isinstance(node, GraphNode) else node
         if node_id not in self.nodes:
-            raise ValueError(f"{role} node '{node_id}' not found")
+            raise ValueError(
+                f"Node '{node_id}' not found" if role == "Entry point" else f"{role} node '{node_id}' not found"
+            )
         return self.nodes[node_id]
 
     def set_entry_point(self, node_id: str) -> "GraphBuilder":
@@ -445,9 +447,15 @@ class Graph(Orchestrator):
             elif result.status == Status.INTERRUPTED:
                 interrupted.append(node)
 
-        async with anyio.create_task_group() as group:
-            for node in batch:
-                group.start_soon(run, node)
+        try:
+            async with anyio.create_task_group() as group:
+                for node in batch:
+                    group.start_soon(run, node)
+        except BaseExceptionGroup as group_error:
+            # A hook raised (node failures are results, not exceptions): surface it with its own type.
+            if len(group_error.exceptions) == 1:
+                raise group_error.exceptions[0] from None
+            raise
         order = {node.node_id: index for index, node in enumerate(batch)}
         completed.sort(key=lambda node: order[node.node_id])
         interrupted.sort(key=lambda node: order[node.node_id])

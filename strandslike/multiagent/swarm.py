@@ -17,6 +17,7 @@ import anyio
 from ..agent.agent import Agent
 from ..hooks.registry import HookProvider
 from ..tools.decorator import tool
+from ..types.content import ContentBlock
 from ..types.interrupt import InterruptResponseContent
 from ..types.streaming import Metrics, Usage
 from ._orchestrator import InitialState, Orchestrator, accumulate, restore_executor, snapshot_executor
@@ -248,9 +249,6 @@ class Swarm(Orchestrator):
         resuming = node_answers is not None
         if not resuming:
             self.state = SwarmState(current_node=self._initial_node(), task=task)
-            if not self.preserve_node_history:
-                for node in self.nodes.values():
-                    node.reset_executor_state()
         state = self.state
         state.start_time = time.time()
         state.completion_status = Status.EXECUTING
@@ -280,6 +278,8 @@ class Swarm(Orchestrator):
                 if waiting_inside and answers is None:
                     state.completion_status = Status.INTERRUPTED  # nothing answered for this node yet
                     break
+                if not self.preserve_node_history and not waiting_inside:
+                    node.reset_executor_state()  # every execution starts from the agent as built (Strands)
                 resuming = False
                 result = await self._run_node(
                     node.node_id,
@@ -325,7 +325,14 @@ class Swarm(Orchestrator):
             self._interrupt_state.deactivate()
         return self._build_result()
 
-    def _node_input(self, target: SwarmNode) -> str:
+    def _node_input(self, target: SwarmNode) -> Any:
+        context: list[ContentBlock] = [{"text": f"Context:\n{self._context_text(target)}"}]
+        task = self.state.task
+        if isinstance(task, list):  # a multi-modal task: its blocks follow the context
+            return context + [block for block in task if isinstance(block, dict) and "interruptResponse" not in block]
+        return self._context_text(target)
+
+    def _context_text(self, target: SwarmNode) -> str:
         state = self.state
         text = ""
         if state.handoff_message:

@@ -26,9 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..types.exceptions import SessionCorruptError
+from ..interrupt._state import _InterruptState
+from ..types.exceptions import SessionCorruptError, SessionException
 from ..types.session import SessionAgent, SessionMessage, decode_bytes_values
-from ._files import FILE_MODE
+from ._files import FILE_MODE, read_regular_file
 
 FORMAT = "strandslike-agent-log/1"
 _BYTES_MARK = b'"__bytes_encoded__"'
@@ -67,6 +68,7 @@ class LoadedLog:
     size: int = 0
     good_size: int = 0
     inode: int = 0
+    mtime_ns: int = 0
     header: dict[str, Any] = field(default_factory=dict)
     audit: list[dict[str, Any]] = field(default_factory=list)
 
@@ -77,20 +79,15 @@ def read_log(path: Path) -> LoadedLog | None:
     Raises:
         SessionCorruptError: The file is not an agent log, or a complete record in it is invalid.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
+    found = read_regular_file(path)
+    if found is None:
         return None
-    except OSError as exc:
-        detail = f"cannot be opened ({exc.strerror}); session files must be regular files"
-        raise SessionCorruptError(str(path), detail) from None
-    with os.fdopen(fd, "rb") as handle:
-        inode = os.fstat(handle.fileno()).st_ino
-        data = handle.read()
+    data, status = found
+    inode = status.st_ino
     good_size = data.rfind(b"\n") + 1
     lines = data[:good_size].split(b"\n")[:-1] if good_size else []
     records = _parse(path, lines)
-    loaded = LoadedLog(size=len(data), good_size=good_size, inode=inode)
+    loaded = LoadedLog(size=len(data), good_size=good_size, inode=inode, mtime_ns=status.st_mtime_ns)
     if not records:
         return loaded
     header = records[0]
@@ -129,16 +126,18 @@ def _replay(path: Path, records: list[Any], loaded: LoadedLog, *, decode: bool) 
             kind = record["k"]
             if kind == "m":
                 message = decode_bytes_values(record["m"]) if decode else record["m"]
+                _check_message(message, record["i"])
                 session_message = SessionMessage(message, record["i"], None, record["t"], record["t"])
                 loaded.messages.append(session_message)
                 by_index[session_message.message_id] = session_message
                 messages_since_snapshot += 1
             elif kind == "r":
+                _check_message(record["m"], record["i"])
                 target = by_index[record["i"]]
                 target.redact_message = decode_bytes_values(record["m"]) if decode else record["m"]
                 target.updated_at = record["t"]
             elif kind == "s":
-                loaded.agent = SessionAgent.from_dict(record["a"])
+                loaded.agent = _check_snapshot(record["a"])
                 messages_since_snapshot = 0
             elif kind == "a":
                 entry = record["e"]
@@ -147,7 +146,7 @@ def _replay(path: Path, records: list[Any], loaded: LoadedLog, *, decode: bool) 
                 loaded.audit.append(entry)
             else:
                 raise ValueError(f"unknown record kind {kind!r}")
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError, SessionException) as exc:
             raise SessionCorruptError(str(path), f"line {number} is not a valid record ({exc!r})") from None
     if loaded.agent is not None:
         interrupt_state = loaded.agent._internal_state.get("interrupt_state")
@@ -155,6 +154,34 @@ def _replay(path: Path, records: list[Any], loaded: LoadedLog, *, decode: bool) 
             interrupt_state["audit"] = loaded.audit
         if messages_since_snapshot:
             _drop_completed_interrupt(loaded.agent)
+
+
+def _check_message(message: Any, index: Any) -> None:
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        raise TypeError(f"message index must be a non-negative integer, got {index!r}")
+    if (
+        not isinstance(message, dict)
+        or message.get("role") not in ("user", "assistant")
+        or not isinstance(message.get("content"), list)
+        or not all(isinstance(block, dict) for block in message["content"])
+    ):
+        raise TypeError("a message must be an object with role 'user' or 'assistant' and a list of content blocks")
+
+
+def _check_snapshot(data: Any) -> SessionAgent:
+    if not isinstance(data, dict):
+        raise TypeError("an agent snapshot must be a JSON object")
+    agent = SessionAgent.from_dict(data)
+    if not isinstance(agent.state, dict) or not isinstance(agent.conversation_manager_state, dict):
+        raise TypeError("an agent snapshot's state and conversation_manager_state must be JSON objects")
+    if not isinstance(agent._internal_state, dict):
+        raise TypeError("an agent snapshot's _internal_state must be a JSON object")
+    interrupt_state = agent._internal_state.get("interrupt_state")
+    if interrupt_state is not None:
+        if not isinstance(interrupt_state, dict):
+            raise TypeError("interrupt_state must be a JSON object")
+        _InterruptState.from_dict(interrupt_state)  # raises SessionException if malformed
+    return agent
 
 
 def _drop_completed_interrupt(agent: SessionAgent) -> None:
@@ -178,13 +205,12 @@ class LogWriter:
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
 
-    def append(self, payload: bytes) -> int:
-        """Append encoded records with as few writes as possible; return the file's new size."""
+    def append(self, payload: bytes) -> None:
+        """Append encoded records with as few writes as possible."""
         view = memoryview(payload)
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
-        return os.fstat(self._fd).st_size
 
     def truncate(self, size: int) -> None:
         """Cut a torn tail off the log."""

@@ -2,6 +2,7 @@
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -55,22 +56,37 @@ def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
         fsync_dir(path.parent)
 
 
-def read_json(path: Path) -> Any:
-    """Read a JSON file, or return None if it does not exist.
+def read_regular_file(path: Path) -> tuple[bytes, os.stat_result] | None:
+    """Read a session file in full, or return None if it does not exist.
 
     Raises:
-        SessionCorruptError: The file is a symlink, unreadable, or not valid JSON.
+        SessionCorruptError: The path is a symlink, a directory or another non-regular file, or unreadable.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        detail = f"cannot be opened ({exc.strerror}); session files must be regular files"
+        detail = f"cannot be opened ({exc.strerror}); session files must be regular files, not symlinks"
         raise SessionCorruptError(str(path), detail) from None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        raise SessionCorruptError(str(path), "is not a regular file; remove it or move it out of the session")
     with os.fdopen(fd, "rb") as handle:
-        raw = handle.read()
+        return handle.read(), status
+
+
+def read_json(path: Path) -> Any:
+    """Read a JSON file, or return None if it does not exist.
+
+    Raises:
+        SessionCorruptError: The file is not a regular file, unreadable, or not valid JSON.
+    """
+    found = read_regular_file(path)
+    if found is None:
+        return None
     try:
-        return json.loads(raw)
+        return json.loads(found[0])
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SessionCorruptError(str(path), f"is not valid JSON ({exc})") from None

@@ -57,12 +57,13 @@ class _AgentFiles:
         self.writer: LogWriter | None = None
         self.lock_fd: int | None = None
         self.held_for_invocation = False
-        self.version: tuple[int, int] | None = None  # (inode, size) as last read or written by us
+        # (inode, size, mtime_ns) of the log as last read or written by us: another writer changes at least one.
+        self.version: tuple[int, int, int] | None = None
         self.good_size = 0
         self.audit_written = 0
 
     def remember(self, loaded: LoadedLog | None) -> None:
-        self.version = None if loaded is None else (loaded.inode, loaded.size)
+        self.version = None if loaded is None else (loaded.inode, loaded.size, loaded.mtime_ns)
         self.good_size = 0 if loaded is None else loaded.good_size
         self.audit_written = 0 if loaded is None else len(loaded.audit)
 
@@ -159,7 +160,7 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
         if files.version is not None and files.log_path in self._loaded:
             cached = self._loaded[files.log_path]
             stat = _stat(files.log_path)
-            if stat is not None and (stat.st_ino, stat.st_size) == (cached.inode, cached.size):
+            if stat is not None and (stat.st_ino, stat.st_size, stat.st_mtime_ns) == files.version:
                 return cached
         legacy = files.directory / "agent.json"
         loaded = read_log(files.log_path)
@@ -288,7 +289,11 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
 
     def _acquire(self, files: _AgentFiles) -> None:
         ensure_dir(files.directory)
-        fd = os.open(files.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        try:
+            fd = os.open(files.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+        except OSError as exc:
+            detail = f"cannot be opened ({exc.strerror}); the lock must be a regular file, not a symlink"
+            raise SessionCorruptError(str(files.lock_path), detail) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -298,15 +303,17 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
             ) from None
         files.lock_fd = fd
         stat = _stat(files.log_path)
-        current = None if stat is None else (stat.st_ino, stat.st_size)
+        current = None if stat is None else (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         if current != files.version:
             self._release(files)
             raise SessionConflictError(
                 self.session_id, files.agent_id, "the session was changed by another process since this agent loaded it"
             )
         if stat is not None and files.good_size < stat.st_size:  # a crash left a torn record: cut it off
-            self._writer(files).truncate(files.good_size)
-            files.version = (stat.st_ino, files.good_size)
+            writer = self._writer(files)
+            writer.truncate(files.good_size)
+            after = writer.stat()
+            files.version = (after.st_ino, after.st_size, after.st_mtime_ns)
 
     def _release(self, files: _AgentFiles) -> None:
         if files.lock_fd is not None:
@@ -326,14 +333,20 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
         self._loaded.pop(files.log_path, None)
         try:
             created = not files.log_path.exists()
-            size = self._writer(files).append(b"".join(encode_record(record) for record in records))
-            files.version = (self._writer(files).stat().st_ino, size)
-            files.good_size = size
+            writer = self._writer(files)
+            writer.append(b"".join(encode_record(record) for record in records))
+            after = writer.stat()
+            files.version = (after.st_ino, after.st_size, after.st_mtime_ns)
+            files.good_size = after.st_size
             if created:
                 fsync_dir(files.directory)
         finally:
             if temporary:
                 self._release(files)
+
+    def describe_agent_storage(self, agent_id: str) -> str:
+        """Return the path of an agent's log, for error messages."""
+        return str(self._agent_files(self.session_id, agent_id).log_path)
 
     def close(self) -> None:
         """Close open log files and locks."""

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent.state import AgentState
 from ..types.content import ContentBlock, Message, Messages
-from ..types.exceptions import SessionException
+from ..types.exceptions import SessionCorruptError, SessionException
 from ..types.session import Session, SessionAgent, SessionMessage, SessionType
 from ._ids import validate_id
 from .session_manager import SessionManager
@@ -74,7 +74,12 @@ class RepositorySessionManager(SessionManager):
         offset = 0
         manager = agent.conversation_manager
         if manager is not None and stored.conversation_manager_state.get("__name__"):
-            prepend = manager.restore_from_session(stored.conversation_manager_state) or []
+            try:
+                prepend = manager.restore_from_session(stored.conversation_manager_state) or []
+            except (AttributeError, KeyError, TypeError, ValueError) as exc:
+                where = self.describe_agent_storage(agent.agent_id)
+                detail = f"holds a conversation manager state that cannot be restored ({exc})"
+                raise SessionCorruptError(where, detail) from None
             offset = manager.removed_message_count
         session_messages = self.session_repository.list_messages(self.session_id, agent.agent_id, offset=offset)
         if session_messages:
@@ -122,6 +127,10 @@ class RepositorySessionManager(SessionManager):
         """Persist an orchestrator's state (its run, interrupts and node agents)."""
         self.session_repository.update_multi_agent(self.session_id, source)
 
+    def describe_agent_storage(self, agent_id: str) -> str:
+        """Return where an agent is stored, for error messages."""
+        return f"session {self.session_id!r}, agent {agent_id!r}"
+
     def _fingerprint(self, agent: "Agent") -> tuple[int, int, Any, Any]:
         manager = agent.conversation_manager
         return (
@@ -135,12 +144,25 @@ class RepositorySessionManager(SessionManager):
         self._synced[agent.agent_id] = copy.deepcopy(self._fingerprint(agent))
 
 
+def _interrupted_result(tool_use_id: str) -> ContentBlock:
+    return {"toolResult": {"toolUseId": tool_use_id, "status": "error", "content": [{"text": "Tool was interrupted."}]}}
+
+
+def _interrupted_note(block: ContentBlock) -> ContentBlock:
+    if "toolUse" not in block:
+        return block
+    tool_use = block["toolUse"]
+    return {"text": f"[Call of tool {tool_use['name']} ({tool_use['toolUseId']}) was interrupted before it returned.]"}
+
+
 def repair_tool_use(messages: Messages) -> Messages:
     """Return ``messages`` with every tool use paired with exactly one result, as Strands' restore does.
 
     A tool use whose result is missing (a crash or timeout mid-tool) gets an error result ``"Tool was
-    interrupted."``; results that answer no tool use are dropped. A trailing assistant tool use is left as it is:
-    either the agent waits on an interrupt for it, or the next prompt repairs it in the same user message.
+    interrupted."`` in the user message that follows it (or, when an assistant message follows, becomes a text
+    note, so no message is inserted and stored indices stay aligned); results that answer no tool use are
+    dropped. A trailing assistant tool use is left as it is: either the agent waits on an interrupt for it, or the
+    next prompt repairs it in the same user message.
     """
     work = list(messages)
     repaired: Messages = []
@@ -168,14 +190,12 @@ def repair_tool_use(messages: Messages) -> Messages:
         }
         if len(results) == len(uses) and all(use in results for use in uses):
             continue
-        content: list[ContentBlock] = [
-            results.get(use)
-            or {"toolResult": {"toolUseId": use, "status": "error", "content": [{"text": "Tool was interrupted."}]}}
-            for use in uses
-        ]
         if following["role"] == "user":
+            content: list[ContentBlock] = [results.get(use) or _interrupted_result(use) for use in uses]
             extra = [block for block in following["content"] if "toolResult" not in block]
             work[index] = {**following, "content": content + extra}
         else:
-            work.insert(index, {"role": "user", "content": content})
+            # No user message follows to carry results, and inserting one would shift the stored indices the
+            # conversation manager counts with: turn the unanswered tool uses into a note instead.
+            repaired[-1] = {**message, "content": [_interrupted_note(block) for block in message["content"]]}
     return repaired
