@@ -32,6 +32,7 @@ from ..types.session import SessionAgent, SessionMessage, decode_bytes_values
 from ._files import FILE_MODE, read_regular_file
 
 FORMAT = "strandslike-agent-log/1"
+TAIL_BYTES = 64  # how much of the log's end identifies its version, with its inode, size and mtime
 _BYTES_MARK = b'"__bytes_encoded__"'
 
 
@@ -69,6 +70,7 @@ class LoadedLog:
     good_size: int = 0
     inode: int = 0
     mtime_ns: int = 0
+    tail: bytes = b""
     header: dict[str, Any] = field(default_factory=dict)
     audit: list[dict[str, Any]] = field(default_factory=list)
 
@@ -87,7 +89,9 @@ def read_log(path: Path) -> LoadedLog | None:
     good_size = data.rfind(b"\n") + 1
     lines = data[:good_size].split(b"\n")[:-1] if good_size else []
     records = _parse(path, lines)
-    loaded = LoadedLog(size=len(data), good_size=good_size, inode=inode, mtime_ns=status.st_mtime_ns)
+    loaded = LoadedLog(
+        size=len(data), good_size=good_size, inode=inode, mtime_ns=status.st_mtime_ns, tail=data[-TAIL_BYTES:]
+    )
     if not records:
         return loaded
     header = records[0]

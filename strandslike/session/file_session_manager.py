@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..types.exceptions import SessionConflictError, SessionCorruptError, SessionException
 from ..types.session import Session, SessionAgent, SessionMessage
-from ._agent_log import FORMAT, LoadedLog, LogWriter, encode_record, now, read_log
+from ._agent_log import FORMAT, TAIL_BYTES, LoadedLog, LogWriter, encode_record, now, read_log
 from ._files import FILE_MODE, ensure_dir, fsync_dir, read_json, write_json_atomic
 from ._ids import validate_id
 from .repository_session_manager import RepositorySessionManager
@@ -58,12 +58,13 @@ class _AgentFiles:
         self.lock_fd: int | None = None
         self.held_for_invocation = False
         # (inode, size, mtime_ns) of the log as last read or written by us: another writer changes at least one.
-        self.version: tuple[int, int, int] | None = None
+        # The last bytes of the log are part of it too: timestamps are only as fine as the kernel's clock tick.
+        self.version: tuple[int, int, int, bytes] | None = None
         self.good_size = 0
         self.audit_written = 0
 
     def remember(self, loaded: LoadedLog | None) -> None:
-        self.version = None if loaded is None else (loaded.inode, loaded.size, loaded.mtime_ns)
+        self.version = None if loaded is None else (loaded.inode, loaded.size, loaded.mtime_ns, loaded.tail)
         self.good_size = 0 if loaded is None else loaded.good_size
         self.audit_written = 0 if loaded is None else len(loaded.audit)
 
@@ -159,8 +160,7 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
         files = self._agent_files(session_id, agent_id)
         if files.version is not None and files.log_path in self._loaded:
             cached = self._loaded[files.log_path]
-            stat = _stat(files.log_path)
-            if stat is not None and (stat.st_ino, stat.st_size, stat.st_mtime_ns) == files.version:
+            if _version(files.log_path) == files.version:
                 return cached
         legacy = files.directory / "agent.json"
         loaded = read_log(files.log_path)
@@ -302,18 +302,15 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
                 self.session_id, files.agent_id, "another process is running this agent"
             ) from None
         files.lock_fd = fd
-        stat = _stat(files.log_path)
-        current = None if stat is None else (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        current = _version(files.log_path)
         if current != files.version:
             self._release(files)
             raise SessionConflictError(
                 self.session_id, files.agent_id, "the session was changed by another process since this agent loaded it"
             )
-        if stat is not None and files.good_size < stat.st_size:  # a crash left a torn record: cut it off
-            writer = self._writer(files)
-            writer.truncate(files.good_size)
-            after = writer.stat()
-            files.version = (after.st_ino, after.st_size, after.st_mtime_ns)
+        if current is not None and files.good_size < current[1]:  # a crash left a torn record: cut it off
+            self._writer(files).truncate(files.good_size)
+            files.version = _version(files.log_path)
 
     def _release(self, files: _AgentFiles) -> None:
         if files.lock_fd is not None:
@@ -333,10 +330,12 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
         self._loaded.pop(files.log_path, None)
         try:
             created = not files.log_path.exists()
+            payload = b"".join(encode_record(record) for record in records)
             writer = self._writer(files)
-            writer.append(b"".join(encode_record(record) for record in records))
+            writer.append(payload)
             after = writer.stat()
-            files.version = (after.st_ino, after.st_size, after.st_mtime_ns)
+            previous_tail = files.version[3] if files.version is not None else b""
+            files.version = (after.st_ino, after.st_size, after.st_mtime_ns, (previous_tail + payload)[-TAIL_BYTES:])
             files.good_size = after.st_size
             if created:
                 fsync_dir(files.directory)
@@ -357,8 +356,15 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
                 files.writer = None
 
 
-def _stat(path: Path) -> os.stat_result | None:
+def _version(path: Path) -> tuple[int, int, int, bytes] | None:
+    """Return the log's (inode, size, mtime_ns, last bytes), or None if it does not exist."""
     try:
-        return os.stat(path, follow_symlinks=False)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
+    try:
+        status = os.fstat(fd)
+        tail = os.pread(fd, TAIL_BYTES, max(0, status.st_size - TAIL_BYTES))
+    finally:
+        os.close(fd)
+    return (status.st_ino, status.st_size, status.st_mtime_ns, tail)
