@@ -115,6 +115,8 @@ async def _model_attempt(
         if interrupts:
             state.activate()
             return interrupts
+        if state.activated:
+            state.settle("v1:before_model_call:", "model call cancelled" if before.cancel else "model call made")
         state.deactivate()  # the interrupted model call may proceed: its answers are spent
         if before.cancel:
             text = before.cancel if isinstance(before.cancel, str) else "model call denied by hook"
@@ -175,6 +177,10 @@ async def _tool_batch(
         if raised:  # nothing ran; as in Strands, AfterToolsEvent does not fire for this stop
             _pause(state, message, tool_uses, results)
             return raised
+        if state.activated:
+            state.settle(
+                "v1:before_tools:", f"tool batch cancelled: {before.cancel}" if before.cancel else "tool batch ran"
+            )
         if before.cancel:
             text = before.cancel if isinstance(before.cancel, str) else "Tool cancelled by hook"
             for tool_use in to_run:

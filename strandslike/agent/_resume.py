@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from .._schema import first_schema_error
-from ..interrupt import InterruptAlreadyAnsweredError, InvalidToolInputError
+from ..interrupt import InterruptAlreadyAnsweredError, InvalidToolInputError, UnknownInterruptError
 from ..types.content import Message
 from ..types.tools import ToolUse
 from .agent_result import AgentResult
@@ -48,19 +48,23 @@ class AgentResumeChecks:
 def replayed_result(agent: "Agent", prompt: Any) -> AgentResult | None:
     """Return a result for a resume that repeats answers already applied and completed, without running anything.
 
+    Returns None when the resume names no resolved interrupt (the caller then reports that the agent is not
+    interrupted).
+
     Raises:
+        UnknownInterruptError: The resume mixes resolved interrupts with ids the agent never raised.
         InterruptAlreadyAnsweredError: The resume names resolved interrupts but changes their answers.
     """
     state = agent._interrupt_state
-    if state.is_replay(prompt):
-        empty: Message = {"role": "assistant", "content": []}
-        last = next((message for message in reversed(agent.messages) if message["role"] == "assistant"), empty)
-        return AgentResult("end_turn", last, agent.event_loop_metrics, {})
-    if state.knows_resolved(prompt):
-        interrupt_id = next(
-            block["interruptResponse"]["interruptId"]
-            for block in prompt
-            if block["interruptResponse"]["interruptId"] in state.resolved
-        )
-        raise InterruptAlreadyAnsweredError(interrupt_id, interrupt_id)
-    return None
+    ids = [block["interruptResponse"]["interruptId"] for block in prompt]
+    known = [interrupt_id for interrupt_id in ids if interrupt_id in state.resolved]
+    if not known:
+        return None
+    unknown = [interrupt_id for interrupt_id in ids if interrupt_id not in state.resolved]
+    if unknown:
+        raise UnknownInterruptError(unknown[0])
+    if not state.is_replay(prompt):
+        raise InterruptAlreadyAnsweredError(known[0], known[0])
+    empty: Message = {"role": "assistant", "content": []}
+    last = next((message for message in reversed(agent.messages) if message["role"] == "assistant"), empty)
+    return AgentResult("end_turn", last, agent.event_loop_metrics, {})

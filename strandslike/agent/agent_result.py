@@ -54,8 +54,5 @@ class AgentResult:
         """Rebuild a result from `to_dict` output (metrics start empty)."""
         if data.get("type") != "agent_result":
             raise TypeError(f"AgentResult.from_dict: unexpected type {data.get('type')!r}, expected 'agent_result'")
-        interrupts = [
-            Interrupt(raw["id"], raw["name"], raw.get("reason"), raw.get("response"))
-            for raw in data.get("interrupts") or ()
-        ]
+        interrupts = [Interrupt.from_state_dict(raw) for raw in data.get("interrupts") or ()]
         return cls(stop_reason=data["stop_reason"], message=data["message"], interrupts=interrupts or None)

@@ -118,6 +118,14 @@ class AgentView:
     interrupted: bool = False
 
     @property
+    def audit(self) -> list[dict[str, Any]]:
+        """The agent's interrupt audit trail: raised, answered and outcome entries, oldest first."""
+        if self.agent is None:
+            return []
+        interrupt_state = self.agent._internal_state.get("interrupt_state") or {}
+        return list(interrupt_state.get("audit") or [])
+
+    @property
     def updated_at(self) -> str | None:
         """Return the latest timestamp of its snapshot and messages."""
         stamps = [message.updated_at for message in self.messages[-1:]]

@@ -1,4 +1,4 @@
-"""``python -m strandslike sessions list|show|interrupts``: read-only views of a storage directory.
+"""``python -m strandslike sessions list|show|interrupts|audit``: read-only views of a storage directory.
 
 These commands take no locks and write nothing, so they are safe to run next to live agents.
 """
@@ -47,6 +47,13 @@ def add_parsers(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     )
     interrupts.add_argument("session_id", metavar="SESSION_ID")
     interrupts.set_defaults(handler=show_interrupts)
+
+    audit = subparsers.add_parser(
+        "audit", parents=[storage, json_flag], help="print every interrupt's life: raised, answered, what then ran"
+    )
+    audit.add_argument("session_id", metavar="SESSION_ID")
+    audit.add_argument("--full", action="store_true", help=f"do not cut lines at {DEFAULT_WIDTH} characters")
+    audit.set_defaults(handler=show_audit)
 
 
 def _summary(session_id: str, storage: Any) -> dict[str, Any]:
@@ -136,6 +143,10 @@ def show_session(args: argparse.Namespace) -> int:
         for session_message in view.messages:
             for line in message_lines(session_message, width):
                 out(line)
+        if view.audit:
+            out("interrupt audit:")
+            for line in audit_lines(view.audit, width):
+                out(line)
     return common.EXIT_OK
 
 
@@ -145,6 +156,7 @@ def _agent_json(view: AgentView) -> dict[str, Any]:
         "state": view.agent.state if view.agent is not None else {},
         "interrupted": view.interrupted,
         "messages": [session_message.to_message() for session_message in view.messages],
+        "audit": view.audit,
     }
 
 
@@ -184,3 +196,44 @@ def show_interrupts(args: argparse.Namespace) -> int:
     responses = [(interrupt.id, "JSON") for view in waiting for interrupt in view.open_interrupts]
     out("  " + resume_command("MODULE:FACTORY", args.storage_dir, args.session_id, responses))
     return common.EXIT_OK
+
+
+def show_audit(args: argparse.Namespace) -> int:
+    """Print the interrupt audit trail of every agent of a session."""
+    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
+    try:
+        views = common.read_agents(manager)
+    finally:
+        manager.close()
+    if args.json:
+        agents = [{"agent_id": view.agent_id, "audit": view.audit} for view in views]
+        out(common.to_json({"session_id": args.session_id, "agents": agents}))
+        return common.EXIT_OK
+    audited = [view for view in views if view.audit]
+    if not audited:
+        out(f"session {args.session_id} has no interrupt history")
+        return common.EXIT_OK
+    width = None if args.full else DEFAULT_WIDTH
+    for number, view in enumerate(audited):
+        if number:
+            out()
+        entries = "1 audit entry" if len(view.audit) == 1 else f"{len(view.audit)} audit entries"
+        out(f"session {args.session_id}, agent {view.agent_id}: {entries}")
+        for line in audit_lines(view.audit, width):
+            out(line)
+    return common.EXIT_OK
+
+
+def audit_lines(entries: list[dict[str, Any]], width: int | None) -> list[str]:
+    """Render audit entries, one line each: time, event, interrupt, and the event's details."""
+    lines = []
+    for entry in entries:
+        details = {
+            key: value
+            for key, value in entry.items()
+            if key not in ("time", "event", "interrupt_id", "name") and value is not None
+        }
+        event = entry.get("event", "?")
+        head = f"  {when(entry.get('time'))}  {event:<8} {entry.get('name')} ({entry.get('interrupt_id')})"
+        lines.append(shorten(f"{head} {compact_json(details)}" if details else head, width))
+    return lines

@@ -65,6 +65,8 @@ class Interrupt:
     action: ResumeAction | None = field(default=None, repr=False, compare=False, kw_only=True)
     edited_input: dict[str, Any] | None = field(default=None, repr=False, compare=False, kw_only=True)
     restart_metadata: Any = field(default=None, repr=False, compare=False, kw_only=True)
+    # Whether the raiser gave any of the optional details; plain Strands interrupts keep Strands' four keys.
+    rich: bool = field(default=False, repr=False, compare=False, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.response is not None:
@@ -76,8 +78,14 @@ class Interrupt:
         return self.expires_at is not None and datetime.now(UTC) >= datetime.fromisoformat(self.expires_at)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the interrupt as a JSON-serializable dict: Strands' four keys, plus the optional fields set."""
+        """Return the interrupt as a JSON-serializable dict.
+
+        A plain Strands interrupt gives exactly Strands' four keys; one raised with any of the optional details
+        (message, response type, expiry, metadata, kind) also gives those that are set, with its tool binding.
+        """
         data = {"id": self.id, "name": self.name, "reason": self.reason, "response": self.response}
+        if not self.rich:
+            return data
         for key in ("message", "response_schema", "expires_at", "tool_use_id", "metadata", "kind"):
             value = getattr(self, key)
             if value is not None:
@@ -87,7 +95,16 @@ class Interrupt:
     def state_dict(self) -> dict[str, Any]:
         """Return everything needed to restore the interrupt in another process."""
         return {
-            **self.to_dict(),
+            "id": self.id,
+            "name": self.name,
+            "reason": self.reason,
+            "response": self.response,
+            "message": self.message,
+            "response_schema": self.response_schema,
+            "expires_at": self.expires_at,
+            "tool_use_id": self.tool_use_id,
+            "metadata": self.metadata,
+            "kind": self.kind,
             "answered": self.answered,
             "allow_edits": self.allow_edits,
             "fingerprint": self.fingerprint,
@@ -96,6 +113,7 @@ class Interrupt:
             "action": self.action,
             "edited_input": self.edited_input,
             "restart_metadata": self.restart_metadata,
+            "rich": self.rich,
         }
 
     @classmethod
@@ -104,9 +122,20 @@ class Interrupt:
         interrupt = cls(data["id"], data["name"], data.get("reason"), data.get("response"))
         for key in ("message", "response_schema", "expires_at", "tool_use_id", "metadata", "kind"):
             setattr(interrupt, key, data.get(key))
-        for key in ("allow_edits", "fingerprint", "session_id", "source", "action", "edited_input", "restart_metadata"):
+        for key in (
+            "allow_edits",
+            "fingerprint",
+            "session_id",
+            "source",
+            "action",
+            "edited_input",
+            "restart_metadata",
+            "rich",
+        ):
             if key in data:
                 setattr(interrupt, key, data[key])
+        if "rich" not in data:
+            interrupt.rich = any(data.get(key) is not None for key in ("message", "response_schema", "metadata"))
         if "answered" in data:
             interrupt.answered = bool(data["answered"])
         return interrupt

@@ -60,6 +60,7 @@ class InterruptSpec:
     fingerprint: str | None = None
     session_id: str | None = None
     source: str | None = None
+    rich: bool = False
 
 
 @dataclass
@@ -109,7 +110,16 @@ class _InterruptState:
     answers (for idempotent replays) survive that.
     """
 
-    __slots__ = ("_version", "activated", "audit", "context", "interrupts", "pending_tool_execution", "resolved")
+    __slots__ = (
+        "_validators",
+        "_version",
+        "activated",
+        "audit",
+        "context",
+        "interrupts",
+        "pending_tool_execution",
+        "resolved",
+    )
 
     def __init__(self) -> None:
         self.interrupts: dict[str, Interrupt] = {}
@@ -118,6 +128,9 @@ class _InterruptState:
         self.pending_tool_execution: PendingToolExecution | None = None
         self.audit: list[dict[str, Any]] = []
         self.resolved: dict[str, str] = {}
+        # Validators of typed answers (response_type), by interrupt id; they live in memory only and are
+        # registered again whenever the raising hook or tool runs again.
+        self._validators: dict[str, Callable[[Any], Any]] = {}
         self._version = 0
 
     @property
@@ -136,13 +149,16 @@ class _InterruptState:
             return
         for interrupt_id, interrupt in self.interrupts.items():
             if interrupt.answered:
-                self.resolved[interrupt_id] = _answer_key(interrupt.action or "resume", interrupt.response)
+                self.resolved[interrupt_id] = _answer_key(
+                    interrupt.action or "resume", interrupt.response, interrupt.edited_input, interrupt.restart_metadata
+                )
         while len(self.resolved) > _RESOLVED_LIMIT:
             del self.resolved[next(iter(self.resolved))]
         self.interrupts = {}
         self.context = {}
         self.activated = False
         self.pending_tool_execution = None
+        self._validators = {}
         self._version += 1
 
     def unanswered(self) -> list[Interrupt]:
@@ -170,11 +186,20 @@ class _InterruptState:
         existing = self.interrupts.get(interrupt_id)
         if existing is None:
             existing = self._create(interrupt_id, name, reason, response, spec or InterruptSpec())
-        if existing.answered:
-            if spec is not None and spec.validate_response is not None and existing.action in (None, "resume"):
-                return spec.validate_response(existing.response)
+        validate = spec.validate_response if spec is not None else None
+        if validate is not None:
+            self._validators[interrupt_id] = validate
+        if not existing.answered:
+            raise InterruptException(existing)
+        if validate is None or existing.action not in (None, "resume"):
             return existing.response
-        raise InterruptException(existing)
+        try:
+            return validate(existing.response)
+        except ValueError as exc:  # pydantic's ValidationError: the answer fits the schema, not the type
+            # Reopen the interrupt so a corrected answer can be given; the run stays interrupted and resumable.
+            existing.answered, existing.response, existing.action = False, None, None
+            self.record(existing, "rejected", detail=str(exc))
+            raise InvalidPayloadError(interrupt_id, _first_line(exc)) from None
 
     def _create(self, interrupt_id: str, name: str, reason: Any, response: Any, spec: InterruptSpec) -> Interrupt:
         ensure_json_serializable(reason, f"The reason of interrupt {name!r}")
@@ -196,6 +221,7 @@ class _InterruptState:
             fingerprint=spec.fingerprint,
             session_id=spec.session_id,
             source=spec.source,
+            rich=spec.rich,
         )
         self.interrupts[interrupt_id] = interrupt
         self.record(interrupt, "raised", by=spec.source, reason=reason)
@@ -275,16 +301,25 @@ class _InterruptState:
             raise InterruptExpiredError(interrupt_id, interrupt.expires_at or "")
         try:
             ensure_json_serializable(answer.response, f"The response to interrupt {interrupt.name!r}")
+            ensure_json_serializable(answer.metadata, f"The restart metadata of interrupt {interrupt.name!r}")
+            ensure_json_serializable(answer.edited_input, f"The edited input of interrupt {interrupt.name!r}")
         except NotJSONSerializableError as exc:
             raise NotJSONPayloadError(interrupt_id, str(exc)) from None
         if answer.action == "resume" and interrupt.response_schema is not None:
             _validate_schema(interrupt_id, interrupt.response_schema, answer.response)
+        validate = self._validators.get(interrupt_id)
+        if answer.action == "resume" and validate is not None:
+            try:
+                validate(answer.response)
+            except ValueError as exc:
+                raise InvalidPayloadError(interrupt_id, _first_line(exc)) from None
         if answer.action in ("respond", "restart", "cancel") and interrupt.tool_use_id is None:
             if answer.action != "cancel":
                 raise NotToolBoundError(interrupt_id, answer.action)
         if answer.edited_input is not None and not interrupt.allow_edits:
             raise EditsNotAllowedError(interrupt_id)
-        if interrupt.tool_use_id is not None and checks is not None:
+        if interrupt.tool_use_id is not None and checks is not None and answer.action != "cancel":
+            # Cancelling never runs anything, so it is accepted even for a call that changed.
             pending = checks.pending_call(interrupt.tool_use_id)
             if pending is not None:
                 if (
@@ -325,18 +360,18 @@ class _InterruptState:
                 answer = _parse_body(body)
             except InvalidResumeError:
                 return False
-            if self.resolved.get(body["interruptId"]) != _answer_key(answer.action, answer.response):
+            key = _answer_key(answer.action, answer.response, answer.edited_input, answer.metadata)
+            if self.resolved.get(body["interruptId"]) != key:
                 return False
         return True
 
-    def knows_resolved(self, prompt: Any) -> bool:
-        """Whether ``prompt`` answers interrupts that were resolved before (with the same or other answers)."""
-        try:
-            return any(body["interruptId"] in self.resolved for body in _bodies(prompt))
-        except (PendingInterruptsError, InvalidResumeError):
-            return False
-
     # -- audit ----------------------------------------------------------------------------------------------------
+
+    def settle(self, prefix: str, outcome: str) -> None:
+        """Record what ran after the answered interrupts whose ids start with ``prefix`` (a step, not a tool)."""
+        for interrupt in self.interrupts.values():
+            if interrupt.answered and interrupt.id.startswith(prefix):
+                self.record(interrupt, "outcome", action=interrupt.action or "resume", result=outcome)
 
     def record(self, interrupt: Interrupt, event: str, **details: Any) -> None:
         """Append an entry to the audit trail."""
@@ -443,8 +478,13 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _answer_key(action: str, response: Any) -> str:
-    return hashlib.sha256(f"{action}:{_canonical(response)}".encode()).hexdigest()
+def _answer_key(action: str, response: Any, edited_input: Any = None, metadata: Any = None) -> str:
+    material = f"{action}:{_canonical(response)}:{_canonical(edited_input)}:{_canonical(metadata)}"
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def _first_line(exc: Exception) -> str:
+    return " ".join(str(exc).split("\n")[:3])
 
 
 def _validate_schema(interrupt_id: str, schema: dict[str, Any], payload: Any) -> None:

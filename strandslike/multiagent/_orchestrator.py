@@ -205,6 +205,8 @@ class Orchestrator(MultiAgentBase):
             _, raised = await self.hooks.invoke_callbacks_async(before)
             if raised:
                 return self._interrupted(node_id, raised, started, emit)
+            step = f"node cancelled: {before.cancel_node}" if before.cancel_node else "node ran"
+            self._interrupt_state.settle(node_interrupt_prefix(node_id), step)
             self._spend_hook_answers(node_id)
             if before.cancel_node:
                 message = before.cancel_node if isinstance(before.cancel_node, str) else "node cancelled by user"

@@ -31,6 +31,7 @@ from anyio.lowlevel import RunVar
 from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from ..interrupt._errors import InterruptError
 from ..interrupt._interrupt import InterruptException
 from ..types.tools import AgentTool, ToolContext, ToolGenerator, ToolResult, ToolSpec, ToolUse
 from ._result import ToolResultEvent
@@ -430,7 +431,7 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
             else:
                 call = functools.partial(func, *args, **call_kwargs)
                 value = await anyio.to_thread.run_sync(call, limiter=_tool_thread_limiter())
-        except InterruptException:
+        except (InterruptException, InterruptError):
             raise
         except Exception as exc:
             yield _exception_result(tool_use_id, exc)
@@ -449,7 +450,7 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
                     value = await anext(generator)
                 except StopAsyncIteration:
                     break
-                except InterruptException:
+                except (InterruptException, InterruptError):
                     raise
                 except Exception as exc:
                     if has_value:  # it was progress, not the result: the generator went on (and failed)

@@ -83,12 +83,17 @@ class _Interruptible:
             ValueError: ``kind`` is not a core value nor namespaced as ``<framework>:<name>``.
         """
         from ..interrupt._state import InterruptSpec, call_fingerprint
+        from .tools import MODEL_CALL
 
         spec = InterruptSpec(message=message, metadata=metadata, allow_edits=allow_edits)
+        spec.rich = any(value is not None for value in (message, response_type, expires_in, metadata, kind))
         tool_use = self._bound_tool_use()
         if tool_use is not None:
             spec.tool_use_id = tool_use["toolUseId"]
-            spec.fingerprint = call_fingerprint(tool_use["name"], tool_use["input"])
+            model_call = MODEL_CALL.get()
+            if model_call is None or model_call["toolUseId"] != tool_use["toolUseId"]:
+                model_call = tool_use
+            spec.fingerprint = call_fingerprint(model_call["name"], model_call["input"])
         if response_type is not None:
             adapter = _adapter(response_type)
             spec.response_schema = adapter.json_schema()

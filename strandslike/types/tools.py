@@ -107,6 +107,8 @@ class RestartInfo:
 
 
 RESTART: contextvars.ContextVar[RestartInfo | None] = contextvars.ContextVar("strandslike_restart", default=None)
+# The tool call being executed, as the model asked for it (before hooks rewrote it or a restart edited it).
+MODEL_CALL: contextvars.ContextVar[ToolUse | None] = contextvars.ContextVar("strandslike_model_call", default=None)
 
 
 class AgentTool(ABC):

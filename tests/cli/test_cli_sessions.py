@@ -94,7 +94,9 @@ def test_show_prints_messages(store, capsys):
     assert lines[3].strip() == f"[image png, {len(PNG)} bytes]"
     assert 'toolUse inspect_files {"paths": ["a.txt", "b.txt"]} (id t_inspect)' in out
     assert 'toolResult success (id t_inspect): {"a.txt": 1, "b.txt": 1}' in out
-    assert lines[-1] == '   3 assistant  toolUse delete_files {"paths": ["a.txt", "b.txt"]} (id t_delete)'
+    audit_at = lines.index("interrupt audit:")
+    assert lines[audit_at - 1] == '   3 assistant  toolUse delete_files {"paths": ["a.txt", "b.txt"]} (id t_delete)'
+    assert "raised   approval" in lines[audit_at + 1]
     assert tree(store) == before
 
 

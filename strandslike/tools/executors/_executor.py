@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...hooks.events import AfterToolCallEvent, BeforeToolCallEvent
-from ...interrupt import Interrupt, InterruptException
-from ...types.tools import RESTART, AgentTool, RestartInfo, ToolResult, ToolUse
+from ...interrupt import Interrupt, InterruptError, InterruptException
+from ...types.tools import MODEL_CALL, RESTART, AgentTool, RestartInfo, ToolResult, ToolUse
 from .._result import ToolResultEvent
 
 if TYPE_CHECKING:
@@ -55,6 +55,17 @@ async def run_tool(
 
     When an `AfterToolCallEvent` hook asks for a retry, the whole attempt runs again, hooks included.
     """
+    # Interrupts raised for this call are bound to the call as the model asked for it, whatever hooks rewrite.
+    token = MODEL_CALL.set(copy.deepcopy(tool_use))
+    try:
+        return await _run_attempts(agent, tool_use, invocation_state, emit)
+    finally:
+        MODEL_CALL.reset(token)
+
+
+async def _run_attempts(
+    agent: "Agent", tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
+) -> ToolResult | list[Interrupt]:
     while True:
         outcome = await _attempt(agent, tool_use, invocation_state, emit)
         if outcome is not None:
@@ -73,8 +84,9 @@ async def _attempt(
             return settled
         restart = next((interrupt for interrupt in bound if interrupt.action == "restart"), None)
         if restart is not None:
-            original = tool_use["input"]
+            original = None
             if restart.edited_input is not None:
+                original = tool_use["input"]
                 tool_use = {**tool_use, "input": copy.deepcopy(restart.edited_input)}
             token = RESTART.set(RestartInfo(tool_use["toolUseId"], restart.restart_metadata, original))
             try:
@@ -195,6 +207,8 @@ async def _call(
             if last is not _NOTHING and emit is not None:
                 emit({"tool_stream_event": {"tool_use": tool_use, "data": last}})
             last = value
+    except InterruptError:
+        raise  # a stored answer was refused when the tool read it: the run stays interrupted and resumable
     except InterruptException as interrupt:
         if emit is not None:
             emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": [interrupt.interrupt]}})
