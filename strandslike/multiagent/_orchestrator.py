@@ -7,6 +7,7 @@ route back to the node in its interrupt state and hands each answer to the node 
 """
 
 import copy
+import functools
 import threading
 import time
 from collections.abc import Iterable
@@ -37,6 +38,7 @@ from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, ze
 _ROUTES = "node_interrupts"
 
 
+@functools.lru_cache(maxsize=4096)
 def node_interrupt_prefix(node_id: str) -> str:
     """Return the id prefix of the interrupts a node's hooks raise on `BeforeNodeCallEvent`."""
     return f"v1:before_node_call:{name_uuid(node_id)}:"
@@ -205,9 +207,10 @@ class Orchestrator(MultiAgentBase):
             _, raised = await self.hooks.invoke_callbacks_async(before)
             if raised:
                 return self._interrupted(node_id, raised, started, emit)
-            step = f"node cancelled: {before.cancel_node}" if before.cancel_node else "node ran"
-            self._interrupt_state.settle(node_interrupt_prefix(node_id), step)
-            self._spend_hook_answers(node_id)
+            if self._interrupt_state.interrupts:  # answers to this node's hooks are now spent
+                step = f"node cancelled: {before.cancel_node}" if before.cancel_node else "node ran"
+                self._interrupt_state.settle(node_interrupt_prefix(node_id), step)
+                self._spend_hook_answers(node_id)
             if before.cancel_node:
                 message = before.cancel_node if isinstance(before.cancel_node, str) else "node cancelled by user"
                 if emit is not None:

@@ -324,6 +324,11 @@ class Graph(Orchestrator):
         self.node_timeout = node_timeout
         self.reset_on_revisit = reset_on_revisit
         self.trace_attributes = trace_attributes or {}
+        self._outgoing: dict[str, list[GraphEdge]] = {node_id: [] for node_id in nodes}
+        self._incoming: dict[str, list[GraphEdge]] = {node_id: [] for node_id in nodes}
+        for edge in self.edges:
+            self._outgoing[edge.from_node.node_id].append(edge)
+            self._incoming[edge.to_node.node_id].append(edge)
         self._setup(id, hooks, session_manager)
         self._check_node_executors({node_id: node.executor for node_id, node in nodes.items()}, "Graph")
         self.state = self._fresh_state("")
@@ -448,17 +453,21 @@ class Graph(Orchestrator):
                 interrupted.append(node)
 
         try:
-            async with anyio.create_task_group() as group:
-                for node in batch:
-                    group.start_soon(run, node)
+            if len(batch) == 1:  # nothing to run beside it: no task group
+                await run(batch[0])
+            else:
+                async with anyio.create_task_group() as group:
+                    for node in batch:
+                        group.start_soon(run, node)
         except BaseExceptionGroup as group_error:
             # A hook raised (node failures are results, not exceptions): surface it with its own type.
             if len(group_error.exceptions) == 1:
                 raise group_error.exceptions[0] from None
             raise
-        order = {node.node_id: index for index, node in enumerate(batch)}
-        completed.sort(key=lambda node: order[node.node_id])
-        interrupted.sort(key=lambda node: order[node.node_id])
+        if len(batch) > 1:
+            order = {node.node_id: index for index, node in enumerate(batch)}
+            completed.sort(key=lambda node: order[node.node_id])
+            interrupted.sort(key=lambda node: order[node.node_id])
         return completed, interrupted
 
     def _record(self, node: GraphNode, result: NodeResult) -> None:
@@ -484,25 +493,26 @@ class Graph(Orchestrator):
         """Return the nodes a completed batch makes ready, by each node's fan-in rule."""
         batch = set(completed_batch)
         ready: list[GraphNode] = []
-        for edge in self.edges:
-            target = edge.to_node
-            if edge.from_node not in batch or target in ready:
-                continue
-            incoming = [candidate for candidate in self.edges if candidate.to_node is target]
-            if target.fan_in == "all":
-                is_ready = all(
-                    candidate.from_node in self.state.completed_nodes
-                    and candidate.should_traverse(self.state, invocation_state=invocation_state)
-                    for candidate in incoming
-                )
-            else:
-                is_ready = any(
-                    candidate.from_node in batch
-                    and candidate.should_traverse(self.state, invocation_state=invocation_state)
-                    for candidate in incoming
-                )
-            if is_ready:
-                ready.append(target)
+        for source in completed_batch:
+            for edge in self._outgoing[source.node_id]:
+                target = edge.to_node
+                if target in ready:
+                    continue
+                incoming = self._incoming[target.node_id]
+                if target.fan_in == "all":
+                    is_ready = all(
+                        candidate.from_node in self.state.completed_nodes
+                        and candidate.should_traverse(self.state, invocation_state=invocation_state)
+                        for candidate in incoming
+                    )
+                else:
+                    is_ready = any(
+                        candidate.from_node in batch
+                        and candidate.should_traverse(self.state, invocation_state=invocation_state)
+                        for candidate in incoming
+                    )
+                if is_ready:
+                    ready.append(target)
         return ready
 
     def _node_input(self, node: GraphNode) -> Any:
@@ -537,7 +547,7 @@ class Graph(Orchestrator):
         return content
 
     def _parents(self, node: GraphNode) -> list[GraphNode]:
-        return [edge.from_node for edge in self.edges if edge.to_node is node]
+        return [edge.from_node for edge in self._incoming[node.node_id]]
 
     def _build_result(self) -> GraphResult:
         state = self.state

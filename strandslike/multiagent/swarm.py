@@ -6,6 +6,7 @@ node's exception and a node timeout mark the node FAILED and never raise.
 """
 
 import copy
+import functools
 import json
 import logging
 import time
@@ -198,7 +199,9 @@ class Swarm(Orchestrator):
         swarm = self
 
         @tool(name=HANDOFF_TOOL_NAME)
-        def handoff_to_agent(agent_name: str, message: str, context: dict[str, Any] | None = None) -> dict[str, Any]:
+        async def handoff_to_agent(
+            agent_name: str, message: str, context: dict[str, Any] | None = None
+        ) -> dict[str, Any]:
             """Transfer control to another agent in the swarm for specialized help.
 
             Args:
@@ -349,20 +352,26 @@ class Swarm(Orchestrator):
             for node_id, values in shared.items():
                 text += f"• {node_id}: {values}\n"
             text += "\n"
-        others = [node for node_id, node in self.nodes.items() if node_id != target.node_id]
-        if others:
-            text += "Other agents available for collaboration:\n"
-            for node in others:
-                text += f"Agent name: {node.node_id}."
-                if node.executor.description:
-                    text += f" Agent description: {node.executor.description}"
-                text += "\n"
-            text += "\n"
+        text += self._others_text(target.node_id)
         text += (
             "You have access to swarm coordination tools if you need help from other agents. "
             "If you don't hand off to another agent, the swarm will consider the task complete."
         )
         return text
+
+    @functools.lru_cache(maxsize=256)  # noqa: B019 - members are fixed at construction; the swarm owns the cache
+    def _others_text(self, node_id: str) -> str:
+        """Describe the other members of the swarm to ``node_id`` (fixed for the swarm's life)."""
+        others = [node for other_id, node in self.nodes.items() if other_id != node_id]
+        if not others:
+            return ""
+        text = "Other agents available for collaboration:\n"
+        for node in others:
+            text += f"Agent name: {node.node_id}."
+            if node.executor.description:
+                text += f" Agent description: {node.executor.description}"
+            text += "\n"
+        return text + "\n"
 
     def _build_result(self) -> SwarmResult:
         state = self.state
