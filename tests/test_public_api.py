@@ -7,9 +7,14 @@ import pytest
 PACKAGES = [
     "strandslike",
     "strandslike.agent",
+    "strandslike.agent.conversation_manager",
     "strandslike.hooks",
     "strandslike.interrupt",
     "strandslike.models",
+    "strandslike.multiagent",
+    "strandslike.protocol",
+    "strandslike.protocol.agui",
+    "strandslike.session",
     "strandslike.tools",
     "strandslike.tools.executors",
     "strandslike.types",
@@ -42,6 +47,19 @@ CONTRACT = {
     },
     "strandslike.interrupt": {"Interrupt", "InterruptException"},
     "strandslike.models": {"Model", "ScriptedModel"},
+    "strandslike.session": {"SessionManager", "RepositorySessionManager", "SessionRepository", "FileSessionManager"},
+    "strandslike.multiagent": {
+        "MultiAgentBase",
+        "Swarm",
+        "Graph",
+        "GraphBuilder",
+        "Status",
+        "MultiAgentResult",
+        "NodeResult",
+        "GraphResult",
+        "SwarmResult",
+    },
+    "strandslike.agent.conversation_manager": {"NullConversationManager", "SlidingWindowConversationManager"},
 }
 
 

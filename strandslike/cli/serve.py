@@ -100,4 +100,4 @@ def _exit_code(code: Any) -> int:
     return EXIT_OK if code is None else 1
 
 
-__all__ = ["build_parser", "serve"]
+__all__ = ["DEFAULT_AGENT", "build_parser", "serve"]

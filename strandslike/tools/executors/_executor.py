@@ -175,7 +175,10 @@ async def _run_hooks_and_tool(
             agent, None, tool_use, invocation_state, error_result(tool_use_id, message), cancel_message=message
         )
         await hooks.invoke_callbacks_async(after)
-        return _finish(after.result, tool_use_id)
+        final = _finish(after.result, tool_use_id)
+        if emit is not None:
+            emit({"tool_result": final})
+        return final
 
     started = time.perf_counter()
     result, exception = await _call(selected, tool_use, invocation_state, emit)

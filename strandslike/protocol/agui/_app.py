@@ -1,0 +1,118 @@
+"""The ASGI application: routes, the server-sent event stream, and the declared capabilities."""
+
+import contextlib
+import os
+from collections.abc import AsyncGenerator
+from pathlib import Path
+
+from ag_ui.core import (
+    AgentCapabilities,
+    BaseEvent,
+    HumanInTheLoopCapabilities,
+    IdentityCapabilities,
+    StateCapabilities,
+    TransportCapabilities,
+)
+from ag_ui.encoder import EventEncoder
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from ._run import AgentFactory, RunConfig, run_events
+
+CAPABILITIES = AgentCapabilities(
+    identity=IdentityCapabilities(name="strandslike", type="strandslike"),
+    transport=TransportCapabilities(streaming=True),
+    state=StateCapabilities(snapshots=True, persistent_state=True),
+    human_in_the_loop=HumanInTheLoopCapabilities(
+        supported=True, approvals=True, interrupts=True, approve_with_edits=True
+    ),
+)
+
+
+class _RunEndpoint:
+    """``POST``: run a ``RunAgentInput`` and answer with its events as server-sent events.
+
+    The answer is always ``200 text/event-stream``: failures are ``RUN_ERROR`` events, never HTTP errors. The run
+    goes on if the client disconnects, so what it does is persisted even when nobody reads the stream.
+    """
+
+    def __init__(self, config: RunConfig) -> None:
+        self._config = config
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await Request(scope, receive).body()
+        encoder = EventEncoder()
+        headers = [
+            (b"content-type", encoder.get_content_type().encode() + b"; charset=utf-8"),
+            (b"cache-control", b"no-cache"),
+            (b"x-accel-buffering", b"no"),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        sink = _Sink(send)
+        events: AsyncGenerator[BaseEvent, None] = run_events(body, self._config)
+        async with contextlib.aclosing(events) as stream:
+            async for event in stream:
+                await sink.send(encoder.encode(event).encode())
+        await sink.finish()
+
+
+class _Sink:
+    """Sends body chunks until the client goes away, then drops them."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._connected = True
+
+    async def send(self, chunk: bytes) -> None:
+        if not self._connected:
+            return
+        try:
+            await self._send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except OSError:
+            self._connected = False
+
+    async def finish(self) -> None:
+        if self._connected:
+            with contextlib.suppress(OSError):
+                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _capabilities(request: Request) -> JSONResponse:
+    return JSONResponse(CAPABILITIES.model_dump(mode="json", by_alias=True))
+
+
+def create_app(agent_factory: AgentFactory, *, storage_dir: str | os.PathLike[str] | None = None) -> Starlette:
+    """Create the AG-UI server of the agents ``agent_factory`` builds.
+
+    Routes: ``POST /`` and ``POST /agent`` take a ``RunAgentInput`` and stream the run as server-sent events;
+    ``GET /``, ``GET /capabilities`` and ``GET /agent/capabilities`` return the agent's ``AgentCapabilities``.
+    Each request builds a fresh agent on ``FileSessionManager(threadId, storage_dir=storage_dir)``: the thread is
+    the session, and the server keeps no state between requests.
+
+    Args:
+        agent_factory: Called as ``agent_factory(session_manager=...)``; returns an `Agent`, `Graph` or `Swarm`
+            persisted by that session manager (see `AgentFactory`).
+        storage_dir: Where the sessions are stored (default ``~/.strandslike/sessions``).
+
+    Example:
+        ```python
+        def build(session_manager):
+            return Agent(model=..., tools=[...], hooks=[...], session_manager=session_manager)
+
+        uvicorn.run(create_app(build, storage_dir="sessions"), host="127.0.0.1", port=8000)
+        ```
+    """
+    config = RunConfig(agent_factory, Path(storage_dir) if storage_dir is not None else None)
+    run = _RunEndpoint(config)
+    return Starlette(
+        routes=[
+            Route("/", run, methods=["POST"]),
+            Route("/agent", run, methods=["POST"]),
+            Route("/", _capabilities, methods=["GET"]),
+            Route("/capabilities", _capabilities, methods=["GET"]),
+            Route("/agent/capabilities", _capabilities, methods=["GET"]),
+        ]
+    )

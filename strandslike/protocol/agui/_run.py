@@ -1,0 +1,233 @@
+"""One AG-UI run: parse the input, rebuild the thread's agent from its session, check the contract, run, report.
+
+Events, in order: ``RUN_STARTED``; text, tool call and step events as the run streams; ``STATE_SNAPSHOT`` and
+``MESSAGES_SNAPSHOT``; then ``RUN_FINISHED`` (outcome ``success``, ``interrupt`` or ``cancelled``) or, if anything
+was refused or failed, ``RUN_ERROR`` with a ``code`` as the last event. A body that is not a ``RunAgentInput`` has
+no run to start: its answer is a ``RUN_ERROR`` alone.
+"""
+
+import contextlib
+import inspect
+import logging
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+import pydantic
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateSnapshotEvent,
+)
+
+from ...agent.agent import Agent
+from ...agent.agent_result import AgentResult
+from ...interrupt import PendingInterruptsError
+from ...multiagent.base import MultiAgentBase, MultiAgentResult, Status
+from ...session._ids import validate_id
+from ...session.file_session_manager import FileSessionManager
+from ...types.exceptions import SessionException
+from ._errors import (
+    AGENT_ERROR,
+    AGENT_FACTORY_ERROR,
+    INVALID_INPUT,
+    INVALID_THREAD_ID,
+    RUN_FAILED,
+    SESSION_CONFLICT,
+    ProtocolError,
+    error_code,
+    error_message,
+)
+from ._interrupts import agui_interrupt_id, to_agui
+from ._messages import new_user_message, user_message, user_text
+from ._resume import plan_resume
+from ._stream import StreamTranslator
+from ._target import Target
+
+logger = logging.getLogger(__name__)
+
+
+class AgentFactory(Protocol):
+    """Builds the agent of one thread; called as ``factory(session_manager=...)`` for every request.
+
+    It must pass the session manager to what it builds (``Agent(..., session_manager=session_manager)``, or
+    ``GraphBuilder().set_session_manager(session_manager)``), with the same tools and hooks every time, so the
+    agent restored from the session finds its conversation, state and open interrupts: the server keeps nothing
+    between requests. The same factories serve ``python -m strandslike resume --agent``.
+    """
+
+    def __call__(self, session_manager: FileSessionManager) -> Agent | MultiAgentBase:
+        """Return the agent (or Graph or Swarm) persisted by ``session_manager``."""
+        ...
+
+
+@dataclass
+class RunConfig:
+    """What every run of one application shares.
+
+    Attributes:
+        factory: Builds the agent of a thread.
+        storage_dir: Where the sessions live (None: ``~/.strandslike/sessions``).
+        running: Threads with a run in flight in this process.
+    """
+
+    factory: AgentFactory
+    storage_dir: Path | None = None
+    running: set[str] = field(default_factory=set)
+
+
+async def run_events(body: bytes, config: RunConfig) -> AsyncGenerator[BaseEvent, None]:
+    """Run the ``RunAgentInput`` in ``body`` and yield its AG-UI events; never raises for a bad request or run."""
+    try:
+        run_input = _parse(body)
+    except ProtocolError as exc:
+        yield RunErrorEvent(message=str(exc), code=exc.code)
+        return
+    yield RunStartedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, protocol_version=PROTOCOL_VERSION)
+    try:
+        async for event in _thread_run(run_input, config):
+            yield event
+    except Exception as exc:
+        code = error_code(exc)
+        if code in (AGENT_ERROR, AGENT_FACTORY_ERROR):
+            logger.exception("thread_id=<%s>, run_id=<%s> | run failed", run_input.thread_id, run_input.run_id)
+        yield RunErrorEvent(message=error_message(exc), code=code)
+
+
+def _parse(body: bytes) -> RunAgentInput:
+    try:
+        return RunAgentInput.model_validate_json(body)
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'body'}: {error['msg']}" for error in exc.errors()[:3]
+        )
+        raise ProtocolError(
+            INVALID_INPUT, f"The request body is not a valid AG-UI RunAgentInput ({problems}). Nothing ran."
+        ) from None
+
+
+async def _thread_run(run_input: RunAgentInput, config: RunConfig) -> AsyncGenerator[BaseEvent, None]:
+    thread_id = run_input.thread_id
+    try:
+        validate_id(thread_id, "session")
+    except ValueError as exc:
+        raise ProtocolError(
+            INVALID_THREAD_ID, f"threadId {thread_id!r} cannot name a session: {exc} Nothing ran."
+        ) from None
+    if thread_id in config.running:
+        raise ProtocolError(
+            SESSION_CONFLICT,
+            f"thread_id=<{thread_id}> | another run of this thread is in progress. Nothing ran; retry when it ends.",
+        )
+    config.running.add(thread_id)
+    try:
+        manager = await anyio.to_thread.run_sync(_open_session, thread_id, config.storage_dir)
+        try:
+            target = await _build(config.factory, manager)
+            await anyio.to_thread.run_sync(target.begin)
+            try:
+                async for event in _drive(run_input, target):
+                    yield event
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(target.end)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(manager.close)
+    finally:
+        config.running.discard(thread_id)
+
+
+def _open_session(thread_id: str, storage_dir: Path | None) -> FileSessionManager:
+    return FileSessionManager(thread_id, storage_dir=storage_dir)
+
+
+async def _build(factory: AgentFactory, manager: FileSessionManager) -> Target:
+    try:
+        built: Any = await anyio.to_thread.run_sync(lambda: factory(session_manager=manager))
+        if inspect.isawaitable(built):
+            built = await built
+    except SessionException:
+        raise  # a corrupt or conflicting session keeps its own code
+    except Exception as exc:
+        raise ProtocolError(AGENT_FACTORY_ERROR, f"The agent factory failed: {type(exc).__name__}: {exc}") from exc
+    return Target(built, manager)
+
+
+async def _drive(run_input: RunAgentInput, target: Target) -> AsyncGenerator[BaseEvent, None]:
+    target.refuse_partial_resumes()
+    thread_id = run_input.thread_id
+    prompt: Any = None
+    run = False
+    if run_input.resume:
+        plan = plan_resume(run_input.resume, thread_id, target)
+        prompt, run = plan.blocks, not plan.replay
+    elif target.interrupted:
+        raise _pending(target, thread_id)
+    else:
+        prompt = _prompt(run_input, target)
+        run = prompt is not None  # nothing new: report the thread as it is (a client loading its history)
+    translator = StreamTranslator(target)
+    result: Any = None
+    if run:
+        async with contextlib.aclosing(target.stream(prompt)) as events:
+            async for event in events:
+                if "result" in event:
+                    result = event["result"]
+                for translated in translator.translate(event):
+                    yield translated
+    for translated in translator.close():
+        yield translated
+    yield StateSnapshotEvent(snapshot=target.state_snapshot())
+    yield MessagesSnapshotEvent(messages=target.messages())
+    yield _finished(run_input, target, result)
+
+
+def _prompt(run_input: RunAgentInput, target: Target) -> Any:
+    message = new_user_message(run_input.messages, {message.id for message in target.messages()})
+    if message is None:
+        return None
+    text = user_text(message)
+    if isinstance(target.runnable, Agent):
+        return [user_message(text, message.id)]  # the message keeps the client's id
+    return text
+
+
+def _pending(target: Target, thread_id: str) -> PendingInterruptsError:
+    ids = [agui_interrupt_id(interrupt.id, thread_id) for interrupt in target.open_interrupts()]
+    if not ids:  # answered, but the run that applied the answers did not finish
+        return PendingInterruptsError(
+            f"thread_id=<{thread_id}> | the thread's interrupts are answered but the run that applied the answers "
+            "did not finish; send the same resume again to continue (AG-UI rule 4). Nothing ran."
+        )
+    return PendingInterruptsError(
+        f"thread_id=<{thread_id}> | the thread waits on {len(ids)} interrupt(s) ({', '.join(ids)}); a RunAgentInput "
+        "on this thread must carry a resume answering every one of them (AG-UI rule 4). Nothing ran."
+    )
+
+
+def _finished(run_input: RunAgentInput, target: Target, result: Any) -> RunFinishedEvent:
+    opened = target.open_interrupts()
+    outcome: RunFinishedInterruptOutcome | RunFinishedCancelledOutcome | RunFinishedSuccessOutcome
+    if opened:
+        outcome = RunFinishedInterruptOutcome(interrupts=[to_agui(o, run_input.thread_id) for o in opened])
+    elif isinstance(result, MultiAgentResult) and result.status == Status.FAILED:
+        failed = [
+            f"{node_id} ({node.result})" for node_id, node in result.results.items() if node.status is Status.FAILED
+        ]
+        raise ProtocolError(RUN_FAILED, f"The orchestration failed: {', '.join(failed) or 'it was stopped'}.")
+    elif isinstance(result, AgentResult) and result.stop_reason == "cancelled":
+        outcome = RunFinishedCancelledOutcome()
+    else:
+        outcome = RunFinishedSuccessOutcome()
+    return RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=outcome)

@@ -1,0 +1,75 @@
+// Drives a strandslike AG-UI server with the official TypeScript client, @ag-ui/client.
+//
+//   node client.mjs <server url> [thread id]
+//
+// Sends a message, receives the interrupt outcome, checks that the client itself refuses to run on while the
+// interrupt is unanswered, resumes with buildResumeArray, receives success, and prints a JSON summary on stdout.
+import { HttpAgent, buildResumeArray } from "@ag-ui/client";
+
+const [url, threadId = "js-thread"] = process.argv.slice(2);
+if (!url) {
+  console.error("usage: node client.mjs <server url> [thread id]");
+  process.exit(2);
+}
+
+const agent = new HttpAgent({ url, threadId });
+
+async function run(parameters) {
+  const seen = { events: [], outcome: null, interrupts: [], toolCalls: [], toolResults: {}, text: "", error: null };
+  const subscriber = {
+    onEvent({ event }) {
+      seen.events.push(event.type);
+    },
+    onRunFinishedEvent(params) {
+      seen.outcome = params.outcome;
+      if (params.outcome === "interrupt") seen.interrupts = params.interrupts;
+    },
+    onToolCallStartEvent({ event }) {
+      seen.toolCalls.push(event.toolCallId);
+    },
+    onToolCallResultEvent({ event }) {
+      seen.toolResults[event.toolCallId] = event.content;
+    },
+    onTextMessageContentEvent({ event }) {
+      seen.text += event.delta;
+    },
+    onRunErrorEvent({ event }) {
+      seen.error = { code: event.code, message: event.message };
+    },
+  };
+  try {
+    await agent.runAgent(parameters, subscriber);
+  } catch (error) {
+    seen.error = seen.error ?? { message: String(error?.message ?? error) };
+  }
+  return seen;
+}
+
+agent.addMessage({ id: "js-user-1", role: "user", content: "Clean up the old files" });
+const first = await run({ runId: "js-run-1" });
+const pending = agent.pendingInterrupts.map((interrupt) => ({ ...interrupt }));
+
+// The client refuses, by itself, to run on a thread whose interrupts are not all answered.
+let clientRefusal = null;
+try {
+  await agent.runAgent({ runId: "js-run-refused" });
+} catch (error) {
+  clientRefusal = String(error?.message ?? error);
+}
+
+const answers = Object.fromEntries(pending.map((interrupt) => [interrupt.id, { status: "resolved", payload: "y" }]));
+const resume = buildResumeArray(agent.pendingInterrupts, answers);
+const second = await run({ runId: "js-run-2", resume });
+
+console.log(
+  JSON.stringify({
+    first,
+    pending,
+    clientRefusal,
+    resume,
+    second,
+    pendingAfter: agent.pendingInterrupts,
+    messages: agent.messages,
+    state: agent.state,
+  }),
+);

@@ -1,0 +1,65 @@
+"""End to end with the official TypeScript client: ``node js/client.mjs <url>`` drives the demo agent over HTTP.
+
+Needs Node and ``npm ci`` in ``tests/protocol/js`` (``.ci/run`` does it); skipped otherwise.
+"""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from agui_support import LiveServer
+
+from strandslike._demo import session_agent
+
+JS = Path(__file__).parent / "js"
+
+
+def node_or_skip() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the @ag-ui/client end-to-end test needs Node.js 18 or later")
+    if not (JS / "node_modules" / "@ag-ui" / "client").is_dir():
+        pytest.skip(f"@ag-ui/client is not installed: run `npm ci` in {JS}")
+    return node
+
+
+def test_the_official_client_sends_gets_the_interrupt_resumes_and_succeeds(tmp_path):
+    node = node_or_skip()
+    with LiveServer(session_agent, tmp_path) as server:
+        completed = subprocess.run(
+            [node, "client.mjs", server.url, "js-thread"],
+            cwd=JS,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert completed.returncode == 0, completed.stderr
+    summary = json.loads(completed.stdout.strip().splitlines()[-1])
+
+    first = summary["first"]
+    assert first["error"] is None
+    assert first["outcome"] == "interrupt"
+    assert first["events"][0] == "RUN_STARTED"
+    assert first["events"][-3:] == ["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert first["toolCalls"] == ["tooluse_1", "tooluse_2"]
+    [interrupt] = summary["pending"]
+    assert interrupt["id"].endswith("@js-thread")
+    assert interrupt["reason"] == "tool_call"
+    assert interrupt["toolCallId"] == "tooluse_2"
+    assert interrupt["metadata"]["name"] == "myapp-approval"
+    assert "pending interrupt" in summary["clientRefusal"]
+    assert summary["resume"] == [{"interruptId": interrupt["id"], "status": "resolved", "payload": "y"}]
+
+    second = summary["second"]
+    assert second["error"] is None
+    assert second["outcome"] == "success"
+    assert second["toolCalls"] == []  # the approved call is not announced again
+    assert second["toolResults"] == {"tooluse_2": "true"}
+    assert second["text"].startswith("I inspected both files")
+    assert summary["pendingAfter"] == []
+    assert summary["state"] == {"myapp-approval": "y"}
+    roles = [message["role"] for message in summary["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
