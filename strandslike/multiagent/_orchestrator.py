@@ -81,6 +81,29 @@ class Orchestrator(MultiAgentBase):
 
     # -- invocation envelope ------------------------------------------------------------------------------------
 
+    async def _execute(self, task: Any, invocation_state: dict[str, Any], emit: Emit | None) -> MultiAgentResult:
+        """Validate and apply a resume, then run between the Before/AfterMultiAgentInvocation events."""
+        self._enter()
+        try:
+            node_answers = self._prepare_resume(task)
+            await self._before_invocation(invocation_state)
+            try:
+                return await self._run(task, invocation_state, emit, node_answers)
+            finally:
+                await self._after_invocation(invocation_state)
+        finally:
+            self._leave()
+
+    async def _run(
+        self,
+        task: Any,
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+        node_answers: dict[str, list[InterruptResponseContent]] | None,
+    ) -> MultiAgentResult:
+        """Run the orchestration (``node_answers`` is None for a fresh run, else the answers for each node)."""
+        raise NotImplementedError
+
     def _enter(self) -> None:
         if not self._invocation_lock.acquire(blocking=False):
             raise ConcurrencyException(

@@ -348,18 +348,6 @@ class Graph(Orchestrator):
             entry_points=list(self.entry_points),
         )
 
-    async def _execute(self, task: Any, invocation_state: dict[str, Any], emit: Emit | None) -> GraphResult:
-        self._enter()
-        try:
-            node_answers = self._prepare_resume(task)
-            await self._before_invocation(invocation_state)
-            try:
-                return await self._run(task, invocation_state, emit, node_answers)
-            finally:
-                await self._after_invocation(invocation_state)
-        finally:
-            self._leave()
-
     async def _run(
         self,
         task: Any,

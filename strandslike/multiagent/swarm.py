@@ -230,18 +230,6 @@ class Swarm(Orchestrator):
         state.handoff_node = target
         state.handoff_message = message
 
-    async def _execute(self, task: Any, invocation_state: dict[str, Any], emit: Emit | None) -> SwarmResult:
-        self._enter()
-        try:
-            node_answers = self._prepare_resume(task)
-            await self._before_invocation(invocation_state)
-            try:
-                return await self._run(task, invocation_state, emit, node_answers)
-            finally:
-                await self._after_invocation(invocation_state)
-        finally:
-            self._leave()
-
     async def _run(
         self,
         task: Any,
