@@ -123,12 +123,21 @@ def test_demo_at_a_terminal_stops_on_eof_or_ctrl_c(tmp_path, stop, code):
         if stop == "eof":
             os.write(controller, b"\x04")  # Ctrl-D at the start of a line: end of input
         else:
-            process.send_signal(signal.SIGINT)
+            # A SIGINT that lands between input() writing its prompt and blocking on the read is only seen once
+            # the read returns: send it again until the process has stopped.
+            for _ in range(30):
+                process.send_signal(signal.SIGINT)
+                try:
+                    process.wait(timeout=1)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
         out, err = process.communicate(timeout=30)
     finally:
         os.close(controller)
         if process.poll() is None:
             process.kill()
+            process.communicate()  # reap it and close its pipes
     assert process.returncode == code, err
     assert "python -m strandslike resume --agent strandslike._demo:session_agent" in (seen + out).decode()
     assert files_left(storage) == FILES
