@@ -1,6 +1,5 @@
 """The only bridge from blocking calls into the async core."""
 
-import asyncio
 import contextvars
 import functools
 from collections.abc import Awaitable, Callable
@@ -25,6 +24,8 @@ def run_sync(async_fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.
 
     async def main() -> T:
         return await call()
+
+    import asyncio  # imported on first use, not with strandslike: it is the largest part of anyio's start-up
 
     try:
         asyncio.get_running_loop()

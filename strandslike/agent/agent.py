@@ -229,7 +229,8 @@ class Agent:
         try:
             if self.model is None:
                 raise ModelNotConfiguredError()
-            self._cancel_signal.clear()
+            if self._cancel_signal.is_set():  # clear() takes the event's lock: only when needed
+                self._cancel_signal.clear()
             state = {
                 **invocation_state,
                 "agent": self,
@@ -275,28 +276,33 @@ class Agent:
         hooks = self.hooks
         result: AgentResult | None = None
         final: AgentResult
+        resume: AgentInput = None
+        prepared = messages
         try:
-            before = BeforeInvocationEvent(self, state, messages)
-            if hooks._callbacks(BeforeInvocationEvent):
+            cancel: bool | str = False
+            if hooks._callbacks(BeforeInvocationEvent):  # events nobody listens to are not built
+                before = BeforeInvocationEvent(self, state, messages)
                 await hooks.invoke_callbacks_async(before)
-            if before.cancel:
-                repairs = [block for message in messages for block in message["content"] if "toolResult" in block]
+                cancel, messages = before.cancel, before.messages or []
+            if cancel:
+                repairs = [block for message in prepared for block in message["content"] if "toolResult" in block]
                 if repairs:  # a trailing tool use still needs its results before any assistant message
                     await append_message(self, {"role": "user", "content": repairs}, emit)
-                text = before.cancel if isinstance(before.cancel, str) else "invocation denied by hook"
+                text = cancel if isinstance(cancel, str) else "invocation denied by hook"
                 denied: Message = {"role": "assistant", "content": [{"text": text}]}
                 await append_message(self, denied, emit)
                 final = AgentResult("end_turn", denied, self.event_loop_metrics, state["request_state"])
             else:
-                for message in before.messages or ():
+                for message in messages:
                     await append_message(self, message, emit)
                 final = result = await run_cycles(self, state, emit)
                 self.conversation_manager.apply_management(self)
         finally:
-            after = AfterInvocationEvent(self, state, result)
             if hooks._callbacks(AfterInvocationEvent):
+                after = AfterInvocationEvent(self, state, result)
                 await hooks.invoke_callbacks_async(after)
-        return final, after.resume
+                resume = after.resume
+        return final, resume
 
 
 def _merge(invocation_state: dict[str, Any] | None, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -25,10 +25,12 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=lambda raw: f"<{len(raw)} bytes>")
 
 
-def when(stamp: str | None) -> str:
-    """Return an ISO timestamp as ``YYYY-MM-DDTHH:MM:SSZ`` in UTC, or ``-``."""
-    if not stamp:
+def when(stamp: str | float | None) -> str:
+    """Return an ISO timestamp (or seconds since the epoch) as ``YYYY-MM-DDTHH:MM:SSZ`` in UTC, or ``-``."""
+    if stamp is None or stamp == "":
         return "-"
+    if isinstance(stamp, int | float):
+        return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     try:
         parsed = datetime.fromisoformat(stamp)
     except ValueError:

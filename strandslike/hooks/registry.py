@@ -116,6 +116,9 @@ class HookRegistry:
         self._seq = itertools.count()
         self._plugin_seq: dict[int, int] = {}
         self._ordered: dict[type[BaseHookEvent], tuple[Callable[[Any], Any], ...]] = {}
+        # Hook names with at least one implementation: dispatching an event nobody listens to stays O(1), also the
+        # first time (a new agent per request would otherwise pay for sorting every event's empty hook list).
+        self._active: set[str] = set()
         self._ensure_specs(BUILTIN_EVENTS)
 
     @property
@@ -162,9 +165,13 @@ class HookRegistry:
         self._ensure_specs(event_types)
         for resolved in event_types:
             seq = next(self._seq)
-            plugin = _callback_plugin_class(self._hook_names[resolved])(callback, float(order), seq)
+            name = self._hook_names[resolved]
+            plugin = _callback_plugin_class(name)(callback, float(order), seq)
             self._pm.register(plugin, name=f"callback-{seq}")
+            self._active.add(name)
         self._ordered.clear()
+        for resolved in event_types:
+            self._callbacks(resolved)  # order now, at construction, rather than on the first dispatch
 
     def _resolve_event_types(self, event_type: Any, callback: Any) -> list[type[BaseHookEvent]]:
         if event_type is None:
@@ -202,7 +209,12 @@ class HookRegistry:
             known = ", ".join(sorted(self._hook_names.values()))
             raise ValueError(f"{exc} | hookimpl names must be one of: {known}") from None
         self._plugin_seq[id(plugin)] = next(self._seq)
+        self._note_hooks_of(plugin)
         self._ordered.clear()
+
+    def _note_hooks_of(self, plugin: object) -> None:
+        for caller in self._pm.get_hookcallers(plugin) or ():
+            self._active.add(caller.name)
 
     def load_entry_points(self, group: str = PROJECT) -> int:
         """Register the plugins installed under an entry-point group (opt-in); return how many were loaded."""
@@ -211,6 +223,7 @@ class HookRegistry:
         for plugin in self._pm.get_plugins():
             if id(plugin) not in before and not isinstance(plugin, _CallbackPlugin):
                 self._plugin_seq[id(plugin)] = next(self._seq)
+                self._note_hooks_of(plugin)
         self._pm.check_pending()
         self._ordered.clear()
         return count
@@ -228,7 +241,7 @@ class HookRegistry:
         if cached is not None:
             return cached
         name = self._hook_names.get(event_type)
-        if name is None:
+        if name is None or name not in self._active:
             self._ordered[event_type] = ()
             return ()
         entries: list[tuple[float, int, Callable[[Any], Any]]] = []
@@ -258,7 +271,7 @@ class HookRegistry:
             return event, []
         interrupts: dict[str, Interrupt] = {}
         for callback in callbacks:
-            token = CURRENT_CALLBACK.set(_describe(callback))
+            token = CURRENT_CALLBACK.set(callback)
             try:
                 result = callback(event)
                 if inspect.isawaitable(result):

@@ -7,15 +7,15 @@ describe the question.
 """
 
 from collections.abc import Callable
-from typing import Any, get_type_hints, overload
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, get_type_hints, overload
 
 from .._schema import first_schema_error
 from ..tools._result import ToolResultEvent
-from ..tools.decorator import tool
 from ..types.interrupt import _adapter
 from ..types.tools import AgentTool, ToolContext, ToolGenerator, ToolSpec, ToolUse
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class InterruptTool(AgentTool):
@@ -78,7 +78,7 @@ class InterruptTool(AgentTool):
 def define_interrupt(
     name: str,
     description: str,
-    input_schema: type[BaseModel] | dict[str, Any],
+    input_schema: "type[BaseModel] | dict[str, Any]",
     *,
     response_type: Any = None,
     message: str | None = None,
@@ -92,7 +92,7 @@ def define_interrupt(
         agent = Agent(model=..., tools=[ask_user])
         ```
     """
-    schema = input_schema.model_json_schema() if isinstance(input_schema, type) else dict(input_schema)
+    schema = input_schema.model_json_schema() if isinstance(input_schema, type) else dict(input_schema)  # pydantic
     return InterruptTool(name, description, schema, response_type=response_type, message=message, kind=kind)
 
 
@@ -126,6 +126,8 @@ def interrupt_tool(
     """
 
     def build(function: Callable[..., Any]) -> InterruptTool:
+        from ..tools.decorator import tool
+
         spec = tool(name=name, description=description)(function).tool_spec
         returns = get_type_hints(function).get("return")
         response_type = None if returns in (None, type(None), Any) else returns

@@ -1,11 +1,10 @@
 """Interrupt state: the open interrupts of a run, their answers, the tool batch waiting on them, and an audit trail."""
 
-import copy
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from .._json import ensure_json_serializable
@@ -34,15 +33,17 @@ _ACTIONS = ("resume", "respond", "restart", "cancel")
 _RESOLVED_LIMIT = 1000
 
 
-def now_iso() -> str:
-    """Return the current UTC time as an ISO-8601 string."""
-    return datetime.now(UTC).isoformat()
+# json.dumps builds a new encoder for every call with non-default options; these are built once.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
 
 
 def call_fingerprint(name: str, tool_input: Any) -> str:
-    """Return a digest of a tool call's name and input, to bind an approval to the exact call it approved."""
-    canonical = json.dumps([name, tool_input], sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """Return a canonical form of a tool call's name and input, to bind an approval to the exact call it approved.
+
+    Small calls are kept as their canonical JSON; larger ones as its SHA-256, so the state stays small.
+    """
+    canonical = _CANONICAL_JSON.encode([name, tool_input])
+    return canonical if len(canonical) <= 200 else hashlib.sha256(canonical.encode()).hexdigest()
 
 
 @dataclass
@@ -51,7 +52,6 @@ class InterruptSpec:
 
     message: str | None = None
     response_schema: dict[str, Any] | None = None
-    validate_response: Callable[[Any], Any] | None = None
     expires_at: str | None = None
     tool_use_id: str | None = None
     metadata: dict[str, Any] | None = None
@@ -172,7 +172,14 @@ class _InterruptState:
     # -- raising --------------------------------------------------------------------------------------------------
 
     def interrupt(
-        self, interrupt_id: str, name: str, reason: Any, response: Any, spec: InterruptSpec | None = None
+        self,
+        interrupt_id: str,
+        name: str,
+        reason: Any,
+        response: Any,
+        spec: InterruptSpec | None = None,
+        *,
+        validate: Callable[[Any], Any] | None = None,
     ) -> Any:
         """Return the answer to an interrupt, or raise `InterruptException` to pause for one.
 
@@ -181,12 +188,12 @@ class _InterruptState:
             name: Name given by the hook or tool.
             reason: JSON-serializable context; the first reason given for an id is kept.
             response: A preemptive answer: when not None, it is returned at once without pausing.
-            spec: Optional details (message, schema, expiry, binding to a tool call, ...).
+            spec: Optional details (message, schema, expiry, binding to a tool call, ...) of a new interrupt.
+            validate: Validates and converts the answer into the raiser's response type.
         """
         existing = self.interrupts.get(interrupt_id)
         if existing is None:
             existing = self._create(interrupt_id, name, reason, response, spec or InterruptSpec())
-        validate = spec.validate_response if spec is not None else None
         if validate is not None:
             self._validators[interrupt_id] = validate
         if not existing.answered:
@@ -343,8 +350,6 @@ class _InterruptState:
             if answer.edited_input is not None:
                 details["edited_input"] = answer.edited_input
             self.record(interrupt, "answered", **details)
-        if answers:
-            self.context["responses"] = copy.deepcopy(prompt)
         self._version += 1
 
     def is_replay(self, prompt: Any) -> bool:
@@ -374,9 +379,9 @@ class _InterruptState:
                 self.record(interrupt, "outcome", action=interrupt.action or "resume", result=outcome)
 
     def record(self, interrupt: Interrupt, event: str, **details: Any) -> None:
-        """Append an entry to the audit trail."""
+        """Append an entry to the audit trail; ``time`` is in seconds since the epoch (UTC)."""
         self.audit.append(
-            {"time": now_iso(), "event": event, "interrupt_id": interrupt.id, "name": interrupt.name, **details}
+            {"time": time.time(), "event": event, "interrupt_id": interrupt.id, "name": interrupt.name, **details}
         )
         self._version += 1
 
@@ -441,13 +446,13 @@ def _bodies(prompt: Any) -> list[dict[str, Any]]:
         raise PendingInterruptsError(
             f"prompt_type={type(prompt)} | must resume from interrupt with list of interruptResponse's"
         )
-    other_types = sorted({key for block in prompt if isinstance(block, dict) for key in block} - {"interruptResponse"})
-    if other_types or not all(isinstance(block, dict) for block in prompt):
-        raise PendingInterruptsError(
-            f"content_types=<{other_types}> | must resume from interrupt with list of interruptResponse's"
-        )
     bodies = []
     for block in prompt:
+        if type(block) is not dict or len(block) != 1 or "interruptResponse" not in block:
+            other = {key for item in prompt if isinstance(item, dict) for key in item} - {"interruptResponse"}
+            raise PendingInterruptsError(
+                f"content_types=<{sorted(other)}> | must resume from interrupt with list of interruptResponse's"
+            )
         body = block["interruptResponse"]
         if not isinstance(body, dict) or not isinstance(body.get("interruptId"), str) or "response" not in body:
             raise InvalidResumeError(
@@ -475,12 +480,13 @@ def _parse_body(body: dict[str, Any]) -> ParsedAnswer:
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
+    return _CANONICAL_JSON.encode(value)
 
 
 def _answer_key(action: str, response: Any, edited_input: Any = None, metadata: Any = None) -> str:
-    material = f"{action}:{_canonical(response)}:{_canonical(edited_input)}:{_canonical(metadata)}"
-    return hashlib.sha256(material.encode()).hexdigest()
+    material = _canonical([action, response, edited_input, metadata])
+    # Short answers are kept as they are; long ones by digest, so the record of resolved answers stays small.
+    return material if len(material) <= 200 else hashlib.sha256(material.encode()).hexdigest()
 
 
 def _first_line(exc: Exception) -> str:

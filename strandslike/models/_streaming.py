@@ -93,11 +93,12 @@ async def process_stream(
     redacted = b""
     citations: list[Any] = []
 
+    cancelled = cancel_signal.is_set if cancel_signal is not None else None
     iterator = chunks.__aiter__()
     finished = False
     try:
         async for chunk in iterator:
-            if cancel_signal is not None and cancel_signal.is_set():
+            if cancelled is not None and cancelled():
                 return StreamResult(
                     message={"role": "assistant", "content": [{"text": _CANCELLED_TEXT}]},
                     stop_reason="cancelled",

@@ -5,15 +5,16 @@ The interface mirrors `strands.models.Model`, so a provider written for Strands 
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterable
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..types.content import Messages
 from ..types.streaming import StreamEvent
 from ..types.tools import ToolChoice, ToolSpec
 
-T = TypeVar("T", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+T = TypeVar("T", bound="BaseModel")
 
 
 class Model(ABC):

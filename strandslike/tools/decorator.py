@@ -23,18 +23,21 @@ import threading
 import types
 import typing
 from collections.abc import Callable
-from typing import Annotated, Any, Generic, ParamSpec, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Annotated, Any, Generic, ParamSpec, TypeVar, cast, overload
 
 import anyio
 import anyio.to_thread
 from anyio.lowlevel import RunVar
-from pydantic import BaseModel, Field, ValidationError, create_model
-from pydantic.fields import FieldInfo
 
 from ..interrupt._errors import InterruptError
 from ..interrupt._interrupt import InterruptException
 from ..types.tools import AgentTool, ToolContext, ToolGenerator, ToolResult, ToolSpec, ToolUse
 from ._result import ToolResultEvent
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+# pydantic is imported when the first tool is decorated, not with strandslike: `import strandslike` stays cheap.
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -49,6 +52,10 @@ _ARG_ENTRY = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 # would queue behind it. Tools get their own, larger limiter. It lives in a RunVar (one per event loop, the way anyio
 # keeps its default limiter) because a limiter is bound to the loop and backend that first uses it, and blocking
 # entry points may run several loops in different threads.
+# Bumped whenever a tool's spec object is replaced, so registries can cache their list of specs cheaply.
+SPEC_GENERATION = [0]
+# Built once: json.dumps(..., ensure_ascii=False) builds a new encoder for every call.
+_RESULT_JSON = json.JSONEncoder(ensure_ascii=False)
 _MAX_TOOL_THREADS = 256
 _TOOL_THREAD_LIMITER: RunVar[anyio.CapacityLimiter] = RunVar("strandslike_tool_thread_limiter")
 
@@ -202,6 +209,8 @@ class _FunctionMetadata:
             internal: self._field_definition(param, hints, arg_docs)
             for (internal, _), param in zip(self.field_names, params, strict=True)
         }
+        from pydantic import create_model
+
         # Strands' model name; it appears in validation error texts the model reads.
         self.input_model = create_model(f"{func.__name__.capitalize()}Tool", **fields)
         self.input_schema = self.input_model.model_json_schema()
@@ -217,6 +226,9 @@ class _FunctionMetadata:
 
     @staticmethod
     def _field_definition(param: inspect.Parameter, hints: dict[str, Any], arg_docs: dict[str, str]) -> tuple[Any, Any]:
+        from pydantic import Field
+        from pydantic.fields import FieldInfo
+
         hint = hints.get(param.name, Any)
         if isinstance(hint, str):
             raise NameError(
@@ -282,11 +294,11 @@ def _wrap_result(tool_use_id: str, value: Any) -> ToolResult:
         return cast(ToolResult, {**value, "toolUseId": tool_use_id})
     if isinstance(value, str):
         text = value
-    elif isinstance(value, BaseModel):
+    elif callable(getattr(value, "model_dump_json", None)):  # a pydantic model
         text = value.model_dump_json()
     else:
         try:
-            text = json.dumps(value, ensure_ascii=False)
+            text = _RESULT_JSON.encode(value)
         except (TypeError, ValueError, RecursionError):
             text = str(value)
     return {"toolUseId": tool_use_id, "status": "success", "content": [{"text": text}]}
@@ -376,6 +388,7 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
             if key not in value:
                 raise ValueError(f"tool_spec for {self._tool_name!r} is missing {key!r}; the model needs it")
         self._tool_spec = value
+        SPEC_GENERATION[0] += 1  # tool registries holding this tool rebuild their list of specs
 
     @property
     def tool_type(self) -> str:
@@ -410,7 +423,7 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
         metadata = self._metadata
         try:
             call_kwargs = metadata.build_kwargs(tool_use.get("input", {}))
-        except (ValidationError, _InvalidToolInputError) as exc:
+        except (ValueError, _InvalidToolInputError) as exc:  # pydantic's ValidationError is a ValueError
             text = f"Error: Validation failed for input parameters: {exc}"
             yield ToolResultEvent(_error_result(tool_use_id, text), exc)
             return

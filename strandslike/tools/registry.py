@@ -8,6 +8,7 @@ from typing import Any
 
 from ..types.exceptions import ToolNameConflictError
 from ..types.tools import AgentTool, ToolSpec
+from .decorator import SPEC_GENERATION, DecoratedFunctionTool
 
 # Bedrock's constraint on tool names; other providers accept a superset of it.
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -54,7 +55,11 @@ class ToolRegistry:
     def __init__(self) -> None:
         self.registry: dict[str, AgentTool] = {}
         # (specs, identity of each spec): specs are rebuilt only when a tool was added or a spec object replaced.
-        self._specs_cache: tuple[list[ToolSpec], tuple[int, ...]] | None = None
+        # (specs, spec generation, ids of the spec objects). Decorated tools announce replaced specs through the
+        # generation counter; other tools may return a new spec object at any time, so with any of them the ids
+        # are compared on every call.
+        self._specs_cache: tuple[list[ToolSpec], int, tuple[int, ...]] | None = None
+        self._spec_owners_custom = False
 
     def process_tools(self, tools: Iterable[Any]) -> list[str]:
         """Register tools given as `AgentTool` instances or (nested) lists and tuples of them.
@@ -116,11 +121,15 @@ class ToolRegistry:
         The list is cached, and the same list object is returned while no tool is added and no tool's spec is
         replaced; treat it as read-only.
         """
+        cached = self._specs_cache
+        if cached is not None and cached[1] == SPEC_GENERATION[0] and not self._spec_owners_custom:
+            return cached[0]
         tools = self.registry.values()
         identity = tuple(id(agent_tool.tool_spec) for agent_tool in tools)
-        if self._specs_cache is None or self._specs_cache[1] != identity:
-            self._specs_cache = ([agent_tool.tool_spec for agent_tool in tools], identity)
-        return self._specs_cache[0]
+        if cached is None or cached[2] != identity:
+            cached = ([agent_tool.tool_spec for agent_tool in tools], SPEC_GENERATION[0], identity)
+        self._specs_cache = (cached[0], SPEC_GENERATION[0], identity)
+        return cached[0]
 
     def __getitem__(self, name: str) -> AgentTool:
         return self.registry[name]
@@ -138,6 +147,8 @@ class ToolRegistry:
         if self.registry.get(name) is not agent_tool:
             self.registry[name] = agent_tool
             self._specs_cache = None
+            if not isinstance(agent_tool, DecoratedFunctionTool):
+                self._spec_owners_custom = True
 
     @classmethod
     def _flatten(cls, tools: Iterable[Any]) -> Iterator[AgentTool]:

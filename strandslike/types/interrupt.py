@@ -4,14 +4,15 @@ import contextvars
 import functools
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from typing_extensions import TypedDict
 
 if TYPE_CHECKING:
-    from ..interrupt._state import _InterruptState
+    from ..interrupt._state import InterruptSpec, _InterruptState
 
-CURRENT_CALLBACK: contextvars.ContextVar[str | None] = contextvars.ContextVar("strandslike_hook", default=None)
+# The hook callback running in this task, so an interrupt can name who raised it.
+CURRENT_CALLBACK: contextvars.ContextVar[Any] = contextvars.ContextVar("strandslike_hook", default=None)
 _CORE_KINDS = ("tool_call", "input_required", "confirmation")
 
 
@@ -28,6 +29,7 @@ class InterruptResponseContent(TypedDict):
     interruptResponse: InterruptResponse
 
 
+@functools.lru_cache(maxsize=4096)
 def name_uuid(name: str) -> str:
     """Return the uuid5 (OID namespace) of ``name``, the building block of Strands' interrupt ids."""
     return str(uuid.uuid5(uuid.NAMESPACE_OID, name))
@@ -82,22 +84,60 @@ class _Interruptible:
             InterruptException: No answer yet; the framework catches it and pauses the run.
             ValueError: ``kind`` is not a core value nor namespaced as ``<framework>:<name>``.
         """
-        from ..interrupt._state import InterruptSpec, call_fingerprint
-        from .tools import MODEL_CALL
+        state = self._interrupt_state()
+        interrupt_id = self._interrupt_id(name)
+        validate = _adapter(response_type).validate_python if response_type is not None else None
+        existing = state.interrupts.get(interrupt_id)
+        if existing is not None:  # raised before (now answered, or still open): its details are already recorded
+            answer = state.interrupt(interrupt_id, name, reason, response, validate=validate)
+            if existing.action == "cancel":
+                self._cancelled(existing.name)
+            return answer
+        return state.interrupt(
+            interrupt_id,
+            name,
+            reason,
+            response,
+            self._spec(
+                message=message,
+                response_type=response_type,
+                expires_in=expires_in,
+                allow_edits=allow_edits,
+                metadata=metadata,
+                kind=kind,
+            ),
+            validate=validate,
+        )
 
-        spec = InterruptSpec(message=message, metadata=metadata, allow_edits=allow_edits)
-        spec.rich = any(value is not None for value in (message, response_type, expires_in, metadata, kind))
+    def _spec(
+        self,
+        *,
+        message: str | None,
+        response_type: Any,
+        expires_in: float | timedelta | None,
+        allow_edits: bool,
+        metadata: dict[str, Any] | None,
+        kind: str | None,
+    ) -> "InterruptSpec":
+        """Describe a new interrupt: its details, its binding to a tool call, its session and who raised it."""
+        spec_class, call_fingerprint, model_call_var = _late_imports()
+        spec = spec_class(message=message, metadata=metadata, allow_edits=allow_edits)
+        spec.rich = (
+            message is not None
+            or response_type is not None
+            or expires_in is not None
+            or metadata is not None
+            or kind is not None
+        )
         tool_use = self._bound_tool_use()
         if tool_use is not None:
             spec.tool_use_id = tool_use["toolUseId"]
-            model_call = MODEL_CALL.get()
+            model_call = model_call_var.get()
             if model_call is None or model_call["toolUseId"] != tool_use["toolUseId"]:
                 model_call = tool_use
             spec.fingerprint = call_fingerprint(model_call["name"], model_call["input"])
         if response_type is not None:
-            adapter = _adapter(response_type)
-            spec.response_schema = adapter.json_schema()
-            spec.validate_response = adapter.validate_python
+            spec.response_schema = _adapter(response_type).json_schema()
         if expires_in is not None:
             delta = expires_in if isinstance(expires_in, timedelta) else timedelta(seconds=expires_in)
             spec.expires_at = (datetime.now(UTC) + delta).isoformat()
@@ -107,13 +147,7 @@ class _Interruptible:
         owner = self._owner()
         spec.session_id = getattr(getattr(owner, "session_manager", None), "session_id", None)
         spec.source = self._source()
-        state = self._interrupt_state()
-        interrupt_id = self._interrupt_id(name)
-        answer = state.interrupt(interrupt_id, name, reason, response, spec)
-        stored = state.interrupts.get(interrupt_id)
-        if stored is not None and stored.action == "cancel":
-            self._cancelled(stored.name)
-        return answer
+        return cast("InterruptSpec", spec)
 
     def _interrupt_id(self, name: str) -> str:
         raise NotImplementedError
@@ -124,7 +158,9 @@ class _Interruptible:
 
     def _source(self) -> str:
         callback = CURRENT_CALLBACK.get()
-        return f"hook {callback} on {type(self).__name__}" if callback else type(self).__name__
+        if callback is None:
+            return type(self).__name__
+        return f"hook {getattr(callback, '__qualname__', None) or callback!r} on {type(self).__name__}"
 
     def _cancelled(self, name: str) -> None:
         """React to an interrupt answered with ``cancel`` (events set their cancel field)."""
@@ -139,6 +175,15 @@ class _Interruptible:
             raise RuntimeError("agent instance attribute not set")
         state: _InterruptState = owner._interrupt_state
         return state
+
+
+@functools.cache
+def _late_imports() -> tuple[Any, Any, Any]:
+    # These modules import this one; bind them on first use instead of on every interrupt.
+    from ..interrupt._state import InterruptSpec, call_fingerprint
+    from .tools import MODEL_CALL
+
+    return InterruptSpec, call_fingerprint, MODEL_CALL
 
 
 def _check_kind(kind: str | None) -> str | None:

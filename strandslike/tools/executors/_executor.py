@@ -55,8 +55,9 @@ async def run_tool(
 
     When an `AfterToolCallEvent` hook asks for a retry, the whole attempt runs again, hooks included.
     """
-    # Interrupts raised for this call are bound to the call as the model asked for it, whatever hooks rewrite.
-    token = MODEL_CALL.set(copy.deepcopy(tool_use))
+    # Interrupts raised for this call are bound to the call as it stands in the model's message (the same object the
+    # paused batch keeps and resume validation reads), whatever new dicts hooks put in its place.
+    token = MODEL_CALL.set(tool_use)
     try:
         return await _run_attempts(agent, tool_use, invocation_state, emit)
     finally:
@@ -154,44 +155,51 @@ async def _run_hooks_and_tool(
     hooks = agent.hooks
     requested_name = tool_use["name"]
     selected: AgentTool | None = agent.tool_registry.registry.get(requested_name)
-    before = BeforeToolCallEvent(agent, selected, tool_use, invocation_state)
-    _, interrupts = await hooks.invoke_callbacks_async(before)
-    if interrupts:
-        if emit is not None:
-            emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": interrupts}})
-        return interrupts
-    tool_use = before.tool_use
-    if tool_use["name"] != requested_name and before.selected_tool is selected:
-        # Only the name changed (in place or by a new dict): resolve the tool again under the new name.
-        before.selected_tool = agent.tool_registry.registry.get(tool_use["name"])
-    selected = before.selected_tool
+    cancel: bool | str = False
+    if hooks._callbacks(BeforeToolCallEvent):  # events nobody listens to are not built
+        before = BeforeToolCallEvent(agent, selected, tool_use, invocation_state)
+        _, interrupts = await hooks.invoke_callbacks_async(before)
+        if interrupts:
+            if emit is not None:
+                emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": interrupts}})
+            return interrupts
+        tool_use = before.tool_use
+        if tool_use["name"] != requested_name and before.selected_tool is selected:
+            # Only the name changed (in place or by a new dict): resolve the tool again under the new name.
+            before.selected_tool = agent.tool_registry.registry.get(tool_use["name"])
+        selected = before.selected_tool
+        cancel = before.cancel_tool
     tool_use_id = tool_use["toolUseId"]
+    has_after = bool(hooks._callbacks(AfterToolCallEvent))
 
-    if before.cancel_tool:
-        message = before.cancel_tool if isinstance(before.cancel_tool, str) else "tool cancelled by user"
+    if cancel:
+        message = cancel if isinstance(cancel, str) else "tool cancelled by user"
         if emit is not None:
             emit({"tool_cancel_event": {"tool_use": tool_use, "message": message}})
-        after = AfterToolCallEvent(
-            agent, None, tool_use, invocation_state, error_result(tool_use_id, message), cancel_message=message
-        )
-        await hooks.invoke_callbacks_async(after)
-        final = _finish(after.result, tool_use_id)
+        result = error_result(tool_use_id, message)
+        if has_after:
+            after = AfterToolCallEvent(agent, None, tool_use, invocation_state, result, cancel_message=message)
+            await hooks.invoke_callbacks_async(after)
+            result = after.result
+        final = _finish(result, tool_use_id)
         if emit is not None:
             emit({"tool_result": final})
         return final
 
     started = time.perf_counter()
-    result, exception = await _call(selected, tool_use, invocation_state, emit)
-    if isinstance(result, list):
-        return result
+    called, exception = await _call(selected, tool_use, invocation_state, emit)
+    if isinstance(called, list):
+        return called
     duration = time.perf_counter() - started
-    after = AfterToolCallEvent(
-        agent, selected, tool_use, invocation_state, result, exception=exception, duration=duration
-    )
-    await hooks.invoke_callbacks_async(after)
-    if after.retry and not agent._cancel_signal.is_set():
-        return None
-    final = _finish(after.result, tool_use_id)
+    if has_after:
+        after = AfterToolCallEvent(
+            agent, selected, tool_use, invocation_state, called, exception=exception, duration=duration
+        )
+        await hooks.invoke_callbacks_async(after)
+        if after.retry and not agent._cancel_signal.is_set():
+            return None
+        called = after.result
+    final = _finish(called, tool_use_id)
     agent.event_loop_metrics.add_tool_call(tool_use["name"], final["status"] == "success", duration)
     if emit is not None:
         emit({"tool_result": final})
