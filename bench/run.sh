@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Build bench/.venv (strands-agents 1.62 and this checkout, editable) and run the core benchmarks.
+#   bash bench/run.sh            full run (about a minute on 2 cores, plus the install)
+#   bash bench/run.sh --quick    fewer repeats
+#   BENCH_FRESH=1 bash bench/run.sh   delete bench/.venv first
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${BENCH_FRESH:-0}" = 1 ]; then rm -rf bench/.venv; fi
+"${PYTHON:-python3}" -m venv bench/.venv
+bench/.venv/bin/pip install -q --disable-pip-version-check strands-agents==1.62.0 -e .
+[[ " $* " == *" --report "* ]] || bench/.venv/bin/python bench/bench_multiagent.py $([[ " $* " == *" --quick "* ]] && echo --quick)  # issue 4: Graph/Swarm (see bench/README.md, "Multi-agent")
+exec bench/.venv/bin/python bench/bench_core.py "$@"
