@@ -54,16 +54,24 @@ async def run_cycles(agent: "Agent", invocation_state: dict[str, Any], emit: Emi
             turn = await _model_turn(agent, invocation_state, emit)
             if isinstance(turn, list):
                 last = agent.messages[-1] if agent.messages else {"role": "user", "content": []}
-                return _result(agent, "interrupt", last, invocation_state, turn)
+                return _paused(agent, last, invocation_state, turn, emit)
             message, stop_reason = turn
         tool_uses = [block["toolUse"] for block in message["content"] if "toolUse" in block]
         if stop_reason != "tool_use" or not tool_uses:
             return _result(agent, stop_reason, message, invocation_state)
         outcome = await _tool_batch(agent, message, tool_uses, invocation_state, emit)
         if isinstance(outcome, list):
-            return _result(agent, "interrupt", message, invocation_state, outcome)
+            return _paused(agent, message, invocation_state, outcome, emit)
         if outcome is not None:
             return _result(agent, "end_turn", outcome, invocation_state)
+
+
+def _paused(
+    agent: "Agent", message: Message, invocation_state: dict[str, Any], interrupts: list[Interrupt], emit: Emit | None
+) -> AgentResult:
+    if emit is not None:
+        emit({"interrupt_event": {"interrupts": interrupts}})
+    return _result(agent, "interrupt", message, invocation_state, interrupts)
 
 
 def _result(

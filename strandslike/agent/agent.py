@@ -189,9 +189,10 @@ class Agent:
 
         Events: ``{"data": text, "delta": ...}`` for text, ``{"current_tool_use": ...}`` while a tool call
         streams in, ``{"message": message}`` for each appended message, ``{"tool_stream_event": ...}``,
-        ``{"tool_result": ...}``, ``{"tool_interrupt_event": ...}``, raw ``{"event": chunk}`` model events, and the
-        final ``{"result": ...}``. Iterate to the end, or wrap the call in ``contextlib.aclosing`` if you may stop
-        early.
+        ``{"tool_result": ...}``, ``{"tool_interrupt_event": ...}`` when a tool call is interrupted,
+        ``{"interrupt_event": {"interrupts": [...]}}`` when the run pauses, raw ``{"event": chunk}`` model events,
+        and the final ``{"result": ...}``. Iterate to the end, or wrap the call in ``contextlib.aclosing`` if you
+        may stop early.
         """
         handler = self._handler_emit()
         merged = _merge(invocation_state, kwargs)

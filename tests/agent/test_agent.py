@@ -294,3 +294,16 @@ def test_sync_call_from_another_thread_with_a_loop_running():
 
     asyncio.run(main())
     assert out == ["from thread\n"]
+
+
+async def test_stream_async_reports_the_pause_with_an_interrupt_event():
+    from strandslike.hooks import BeforeModelCallEvent
+
+    def gate(event: BeforeModelCallEvent) -> None:
+        event.interrupt("budget")
+
+    agent = Agent(model=ScriptedModel([text("answer")]), hooks=[gate])
+    events = [event async for event in agent.stream_async("go")]
+    paused = [event["interrupt_event"] for event in events if "interrupt_event" in event]
+    assert [i.name for i in paused[0]["interrupts"]] == ["budget"]
+    assert events[-1]["result"].stop_reason == "interrupt"
