@@ -9,4 +9,5 @@ if [ "${BENCH_FRESH:-0}" = 1 ]; then rm -rf bench/.venv; fi
 "${PYTHON:-python3}" -m venv bench/.venv
 bench/.venv/bin/pip install -q --disable-pip-version-check strands-agents==1.62.0 -e .
 [[ " $* " == *" --report "* ]] || bench/.venv/bin/python bench/bench_multiagent.py $([[ " $* " == *" --quick "* ]] && echo --quick)  # issue 4: Graph/Swarm (see bench/README.md, "Multi-agent")
+[[ " $* " == *" --report "* ]] || bench/.venv/bin/python bench/bench_sessions.py $([[ " $* " == *" --quick "* ]] && echo --quick)  # issue 3: sessions (see bench/README.md, "Session benchmarks")
 exec bench/.venv/bin/python bench/bench_core.py "$@"
