@@ -120,13 +120,18 @@ def _print_table(summaries: list[dict[str, Any]]) -> None:
         out("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=False)) + "  " + row[3])
 
 
-def show_session(args: argparse.Namespace) -> int:
-    """Print a session's messages, per agent."""
+def _read_views(args: argparse.Namespace, agent_id: str | None = None) -> list[AgentView]:
+    """Read the session named on the command line (every agent, or ``agent_id``), without writing anything."""
     manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
     try:
-        views = common.read_agents(manager, args.agent_id)
+        return common.read_agents(manager, agent_id)
     finally:
         manager.close()
+
+
+def show_session(args: argparse.Namespace) -> int:
+    """Print a session's messages, per agent."""
+    views = _read_views(args, args.agent_id)
     if args.json:
         out(common.to_json({"session_id": args.session_id, "agents": [_agent_json(view) for view in views]}))
         return common.EXIT_OK
@@ -162,11 +167,7 @@ def _agent_json(view: AgentView) -> dict[str, Any]:
 
 def show_interrupts(args: argparse.Namespace) -> int:
     """Print the open interrupts of every agent of a session, with the command that answers them."""
-    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
-    try:
-        views = common.read_agents(manager)
-    finally:
-        manager.close()
+    views = _read_views(args)
     if args.json:
         agents = [
             {
@@ -200,11 +201,7 @@ def show_interrupts(args: argparse.Namespace) -> int:
 
 def show_audit(args: argparse.Namespace) -> int:
     """Print the interrupt audit trail of every agent of a session."""
-    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
-    try:
-        views = common.read_agents(manager)
-    finally:
-        manager.close()
+    views = _read_views(args)
     if args.json:
         agents = [{"agent_id": view.agent_id, "audit": view.audit} for view in views]
         out(common.to_json({"session_id": args.session_id, "agents": agents}))
