@@ -161,6 +161,31 @@ class Orchestrator(MultiAgentBase):
     def _executor(self, node_id: str) -> Any:
         raise NotImplementedError
 
+    def _node_ids(self) -> list[str]:
+        raise NotImplementedError
+
+    def _persisted_nodes(self) -> dict[str, Any]:
+        """Return the parts of `serialize_state` every orchestrator shares: node agents and interrupt state."""
+        return {
+            "nodes": {node_id: snapshot_executor(self._executor(node_id)) for node_id in self._node_ids()},
+            "_internal_state": {"interrupt_state": self._interrupt_state.to_dict()},
+        }
+
+    def _restore_nodes(self, payload: dict[str, Any], kind: str, members: str, also_named: Iterable[str] = ()) -> None:
+        """Restore what `_persisted_nodes` saved, after checking the payload names only nodes this one has.
+
+        Raises:
+            ValueError: The payload names nodes (or ``also_named`` holds names) this orchestrator does not have.
+        """
+        unknown = (set(payload.get("nodes", {})) | set(also_named)) - set(self._node_ids())
+        if unknown:
+            raise ValueError(
+                f"Saved {kind} {payload.get('id')!r} has {members} {sorted(unknown)} that this {kind} lacks"
+            )
+        for node_id, data in payload.get("nodes", {}).items():
+            restore_executor(self._executor(node_id), data)
+        self._interrupt_state.load_dict(payload.get("_internal_state", {}).get("interrupt_state", {}))
+
     # -- interrupts -----------------------------------------------------------------------------------------------
 
     def open_interrupts(self) -> list[Interrupt]:

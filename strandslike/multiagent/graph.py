@@ -26,7 +26,7 @@ from ..hooks.registry import HookProvider
 from ..types.content import ContentBlock
 from ..types.interrupt import InterruptResponseContent
 from ..types.streaming import Metrics, Usage
-from ._orchestrator import InitialState, Orchestrator, accumulate, restore_executor, snapshot_executor
+from ._orchestrator import InitialState, Orchestrator, accumulate
 from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
 logger = logging.getLogger(__name__)
@@ -340,6 +340,9 @@ class Graph(Orchestrator):
     def _executor(self, node_id: str) -> Any:
         return self.nodes[node_id].executor
 
+    def _node_ids(self) -> list[str]:
+        return list(self.nodes)
+
     def _fresh_state(self, task: Any) -> GraphState:
         return GraphState(
             task=task,
@@ -577,8 +580,7 @@ class Graph(Orchestrator):
             "accumulated_metrics": dict(state.accumulated_metrics),
             "execution_count": state.execution_count,
             "execution_time": state.execution_time,
-            "nodes": {node_id: snapshot_executor(node.executor) for node_id, node in self.nodes.items()},
-            "_internal_state": {"interrupt_state": self._interrupt_state.to_dict()},
+            **self._persisted_nodes(),
         }
 
     def deserialize_state(self, payload: dict[str, Any]) -> None:
@@ -587,11 +589,7 @@ class Graph(Orchestrator):
         Raises:
             ValueError: The payload names nodes this graph does not have.
         """
-        unknown = set(payload.get("nodes", {})) - set(self.nodes)
-        if unknown:
-            raise ValueError(f"Saved graph {payload.get('id')!r} has nodes {sorted(unknown)} that this graph lacks")
-        for node_id, data in payload.get("nodes", {}).items():
-            restore_executor(self.nodes[node_id].executor, data)
+        self._restore_nodes(payload, "graph", "nodes")
         state = self._fresh_state(payload.get("current_task", ""))
         state.status = Status(payload.get("status", "pending"))
         by_id = self.nodes
@@ -611,7 +609,6 @@ class Graph(Orchestrator):
         self.state = state
         self._resume_nodes = list(payload.get("next_nodes_to_execute", []))
         self._resume_completed = list(payload.get("resume_completed", []))
-        self._interrupt_state.load_dict(payload.get("_internal_state", {}).get("interrupt_state", {}))
 
 
 def _waits_on_hooks(result: NodeResult) -> bool:

@@ -21,7 +21,7 @@ from ..tools.decorator import tool
 from ..types.content import ContentBlock
 from ..types.interrupt import InterruptResponseContent
 from ..types.streaming import Metrics, Usage
-from ._orchestrator import InitialState, Orchestrator, accumulate, restore_executor, snapshot_executor
+from ._orchestrator import InitialState, Orchestrator, accumulate
 from .base import Emit, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
 logger = logging.getLogger(__name__)
@@ -184,6 +184,9 @@ class Swarm(Orchestrator):
 
     def _executor(self, node_id: str) -> Any:
         return self.nodes[node_id].executor
+
+    def _node_ids(self) -> list[str]:
+        return list(self.nodes)
 
     def _initial_node(self) -> SwarmNode:
         if self.entry_point is not None:
@@ -395,8 +398,7 @@ class Swarm(Orchestrator):
                 "handoff_node": state.handoff_node.node_id if state.handoff_node else None,
                 "handoff_message": state.handoff_message,
             },
-            "nodes": {node_id: snapshot_executor(node.executor) for node_id, node in self.nodes.items()},
-            "_internal_state": {"interrupt_state": self._interrupt_state.to_dict()},
+            **self._persisted_nodes(),
         }
 
     def deserialize_state(self, payload: dict[str, Any]) -> None:
@@ -405,12 +407,7 @@ class Swarm(Orchestrator):
         Raises:
             ValueError: The payload names agents this swarm does not have.
         """
-        names = set(payload.get("nodes", {})) | set(payload.get("node_history", []))
-        unknown = names - set(self.nodes)
-        if unknown:
-            raise ValueError(f"Saved swarm {payload.get('id')!r} has agents {sorted(unknown)} that this swarm lacks")
-        for node_id, data in payload.get("nodes", {}).items():
-            restore_executor(self.nodes[node_id].executor, data)
+        self._restore_nodes(payload, "swarm", "agents", also_named=payload.get("node_history", []))
         context = payload.get("context", {})
         current = payload.get("current_node")
         handoff = context.get("handoff_node")
@@ -427,4 +424,3 @@ class Swarm(Orchestrator):
             handoff_node=self.nodes.get(handoff) if handoff else None,
             handoff_message=context.get("handoff_message"),
         )
-        self._interrupt_state.load_dict(payload.get("_internal_state", {}).get("interrupt_state", {}))
