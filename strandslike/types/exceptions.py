@@ -4,7 +4,19 @@ Names mirrored from Strands keep Strands' spelling (``...Exception``); new error
 from `StrandslikeError` plus the closest builtin, so ported ``except`` clauses keep catching them.
 """
 
+import reprlib
 from typing import Any
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 60, 60, 60
+
+
+def safe_repr(value: Any) -> str:
+    """Return a short repr of any value, even one too deep or too large for `repr` (used in error messages)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # a huge int, a hostile __repr__: say what it is instead
+        return f"<{type(value).__name__}>"
 
 
 class StrandslikeError(Exception):
@@ -61,9 +73,11 @@ class NotJSONSerializableError(StrandslikeError, TypeError):
     def __init__(self, what: str, value: Any, detail: str) -> None:
         self.what = what
         self.value = value
+        self.detail = detail
         super().__init__(
             f"{what} must be JSON-serializable so it can be persisted and sent to clients, "
-            f"but {value!r} is not ({detail}). Use dicts, lists, strings, numbers, booleans and None."
+            f"but {safe_repr(value)} is not ({detail}). Use dicts with string keys, lists, valid Unicode strings, "
+            "finite numbers, booleans and None. Nothing was changed."
         )
 
 

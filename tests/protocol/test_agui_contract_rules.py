@@ -107,7 +107,8 @@ async def test_rule_3_a_partial_resume_is_refused(tmp_path):
         assert SENT == []  # nothing ran, not even the answered calls
         done = await thread.resume(resolved(i1, APPROVE), resolved(i2, APPROVE), cancelled(i3))
         assert done.outcome == {"type": "success"}
-        assert [email["to"] for email in SENT] == ["x@y.com", "y@z.com"]
+        # The approved calls ran concurrently: which finished first is not part of the contract.
+        assert sorted(email["to"] for email in SENT) == ["x@y.com", "y@z.com"]
 
 
 # -- rule 4: pending interrupts block new input ---------------------------------------------------------------------
