@@ -16,6 +16,7 @@ from ..interrupt._state import PendingToolExecution, _InterruptState
 from ..models.model import Model
 from ..tools.executors import ConcurrentToolExecutor
 from ..tools.executors._executor import Emit, ToolExecutor
+from ..tools.journal import ToolJournal
 from ..tools.registry import ToolRegistry
 from ..types.agent import AgentInput
 from ..types.content import Message, Messages
@@ -109,6 +110,8 @@ class Agent:
         self._invocation_lock = threading.Lock()
         self._model_state: dict[str, Any] = {}
         self._tool_caller = ToolCaller(self)
+        # When each tool body started and ended; a session manager attaches itself to make it durable.
+        self.tool_journal = ToolJournal(self.agent_id)
 
         if session_manager is not None:
             self.hooks.add_hook(session_manager)
