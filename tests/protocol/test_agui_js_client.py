@@ -1,9 +1,11 @@
 """End to end with the official TypeScript client: ``node js/client.mjs <url>`` drives the demo agent over HTTP.
 
-Needs Node and ``npm ci`` in ``tests/protocol/js`` (``.ci/run`` does it); skipped otherwise.
+Needs Node and ``npm ci`` in ``tests/protocol/js`` (``.ci/run`` does it); skipped otherwise, except in CI (``CI``
+set), where a missing client fails the test so it can never silently stop running.
 """
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,11 +19,17 @@ JS = Path(__file__).parent / "js"
 
 
 def node_or_skip() -> str:
+    missing = None
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: the @ag-ui/client end-to-end test needs Node.js 18 or later")
-    if not (JS / "node_modules" / "@ag-ui" / "client").is_dir():
-        pytest.skip(f"@ag-ui/client is not installed: run `npm ci` in {JS}")
+        missing = "node is not installed: the @ag-ui/client end-to-end test needs Node.js 18 or later"
+    elif not (JS / "node_modules" / "@ag-ui" / "client").is_dir():
+        missing = f"@ag-ui/client is not installed: run `npm ci` in {JS}"
+    if missing is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing} (required in CI: .ci/run installs it)")
+        pytest.skip(missing)
+    assert node is not None
     return node
 
 
