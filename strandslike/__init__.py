@@ -1,6 +1,6 @@
 """strandslike: hook-based AI agents with human-in-the-loop interrupts, in the style of Strands Agents."""
 
-from .agent import Agent, AgentResult
+from .agent import Agent, AgentResult, ModelRetryStrategy
 from .interrupt import (
     Interrupt,
     InterruptAnswer,
@@ -47,6 +47,7 @@ __all__ = [
     "InvalidPayloadError",
     "InvalidResumeError",
     "InvalidToolInputError",
+    "ModelRetryStrategy",
     "NotInterruptedError",
     "NotToolBoundError",
     "PartialResumeError",

@@ -7,6 +7,8 @@ step walks or copies the conversation history, so a cycle's cost does not grow w
 
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from .agent.agent_result import AgentResult
 from .hooks.events import (
     AfterModelCallEvent,
@@ -20,13 +22,17 @@ from .interrupt import Interrupt
 from .interrupt._state import PendingToolExecution, _InterruptState
 from .models._streaming import process_stream
 from .tools.executors._executor import Emit, error_result
+from .tools.structured_output._structured_output_context import CONTEXT_KEY as STRUCTURED_CONTEXT_KEY
 from .types.content import ContentBlock, Message
-from .types.exceptions import MaxTokensReachedException, ModelNotConfiguredError
+from .types.exceptions import ContextWindowOverflowException, MaxTokensReachedException, ModelNotConfiguredError
 from .types.streaming import StopReason
 from .types.tools import ToolResult, ToolUse
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from .agent.agent import Agent
+    from .tools.structured_output import StructuredOutputContext
 
 
 async def append_message(agent: "Agent", message: Message, emit: Emit | None) -> None:
@@ -38,10 +44,21 @@ async def append_message(agent: "Agent", message: Message, emit: Emit | None) ->
         await agent.hooks.invoke_callbacks_async(MessageAddedEvent(agent, message))
 
 
-async def run_cycles(agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None) -> AgentResult:
-    """Run cycles until the model ends its turn, a hook ends it, or interrupts pause the run."""
+async def run_cycles(
+    agent: "Agent",
+    invocation_state: dict[str, Any],
+    emit: Emit | None,
+    structured: "StructuredOutputContext | None" = None,
+) -> AgentResult:
+    """Run cycles until the model ends its turn, a hook ends it, or interrupts pause the run.
+
+    With ``structured`` enabled, the run ends only once the model has produced a valid instance of the output model
+    (see `strandslike.tools.structured_output`).
+    """
     state = agent._interrupt_state
     metrics = agent.event_loop_metrics
+    if structured is not None and not structured.is_enabled:
+        structured = None
     while True:
         metrics.cycle_count += 1
         if emit is not None:
@@ -51,24 +68,64 @@ async def run_cycles(agent: "Agent", invocation_state: dict[str, Any], emit: Emi
             message: Message = pending.assistant_message
             stop_reason: StopReason = "tool_use"
         else:
-            turn = await _model_turn(agent, invocation_state, emit)
+            turn = await _model_turn(agent, invocation_state, emit, structured)
             if isinstance(turn, list):
                 last = agent.messages[-1] if agent.messages else {"role": "user", "content": []}
-                return _paused(agent, last, invocation_state, turn, emit)
+                return _paused(agent, last, invocation_state, turn, emit, structured)
             message, stop_reason = turn
         tool_uses = [block["toolUse"] for block in message["content"] if "toolUse" in block]
         if stop_reason != "tool_use" or not tool_uses:
+            if structured is not None and stop_reason == "end_turn":
+                output = await _structured_from_text(agent, structured, message, emit)
+                if output is None:
+                    continue  # the model was asked (again) for the structured output
+                return _result(agent, stop_reason, message, invocation_state, structured_output=output)
             return _result(agent, stop_reason, message, invocation_state)
         outcome = await _tool_batch(agent, message, tool_uses, invocation_state, emit)
         if isinstance(outcome, list):
-            return _paused(agent, message, invocation_state, outcome, emit)
+            return _paused(agent, message, invocation_state, outcome, emit, structured)
+        output = None
+        if structured is not None and structured.calls_tool(tool_uses):
+            output = structured.extract_result(tool_uses, agent.messages[-1] if agent.messages else None)
+            if output is None and outcome is None:
+                structured.count_failure()  # the tool result already told the model what to fix
         if outcome is not None:
-            return _result(agent, "end_turn", outcome, invocation_state)
+            return _result(agent, "end_turn", outcome, invocation_state, structured_output=output)
+        if output is not None:
+            return _result(agent, stop_reason, message, invocation_state, structured_output=output)
+
+
+async def _structured_from_text(
+    agent: "Agent", structured: "StructuredOutputContext", message: Message, emit: Emit | None
+) -> "BaseModel | None":
+    """Handle a turn that ended without the structured output tool: ask for it, or accept JSON text when forced.
+
+    Returns the output, or None when the model was sent a message asking for (a corrected) structured output.
+    """
+    if not structured.force_attempted:
+        structured.set_forced_mode()
+        prompt: Message = {"role": "user", "content": [{"text": structured.structured_output_prompt}]}
+        await append_message(agent, prompt, emit)
+        return None
+    outcome = structured.result_from_text(message)
+    if not isinstance(outcome, str):
+        return outcome
+    structured.count_failure(outcome)
+    retry: Message = {"role": "user", "content": [{"text": f"{outcome}\n\n{structured.structured_output_prompt}"}]}
+    await append_message(agent, retry, emit)
+    return None
 
 
 def _paused(
-    agent: "Agent", message: Message, invocation_state: dict[str, Any], interrupts: list[Interrupt], emit: Emit | None
+    agent: "Agent",
+    message: Message,
+    invocation_state: dict[str, Any],
+    interrupts: list[Interrupt],
+    emit: Emit | None,
+    structured: "StructuredOutputContext | None",
 ) -> AgentResult:
+    if structured is not None:  # a resume, maybe in another process, finishes the same structured output
+        agent._interrupt_state.set_context(STRUCTURED_CONTEXT_KEY, structured.to_state())
     if emit is not None:
         emit({"interrupt_event": {"interrupts": interrupts}})
     return _result(agent, "interrupt", message, invocation_state, interrupts)
@@ -80,6 +137,7 @@ def _result(
     message: Message,
     invocation_state: dict[str, Any],
     interrupts: list[Interrupt] | None = None,
+    structured_output: "BaseModel | None" = None,
 ) -> AgentResult:
     return AgentResult(
         stop_reason=stop_reason,
@@ -87,15 +145,24 @@ def _result(
         metrics=agent.event_loop_metrics,
         state=invocation_state.get("request_state", {}),
         interrupts=interrupts,
+        structured_output=structured_output,
     )
 
 
 async def _model_turn(
-    agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None
+    agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None, structured: "StructuredOutputContext | None"
 ) -> tuple[Message, StopReason] | list[Interrupt]:
-    """Call the model and append its message (retrying whole attempts when a hook asks); or return interrupts."""
+    """Call the model and append its message (retrying whole attempts when a hook asks); or return interrupts.
+
+    A context-window overflow makes the conversation manager reduce the history, and the call is made again; it
+    stops when the manager cannot reduce any further (it raises `ContextWindowOverflowException`).
+    """
     while True:
-        outcome = await _model_attempt(agent, invocation_state, emit)
+        try:
+            outcome = await _model_attempt(agent, invocation_state, emit, structured)
+        except ContextWindowOverflowException as exc:
+            await _reduce_context(agent, exc)
+            continue
         if outcome is not None:
             break
     if isinstance(outcome, list):
@@ -111,8 +178,16 @@ async def _model_turn(
     return message, stop_reason
 
 
+async def _reduce_context(agent: "Agent", exc: ContextWindowOverflowException) -> None:
+    """Let the conversation manager shrink the history after an overflow, and persist the change (Strands)."""
+    agent.conversation_manager.reduce_context(agent, e=exc)
+    session_manager = agent.session_manager
+    if session_manager is not None:
+        await anyio.to_thread.run_sync(session_manager.sync_agent, agent)
+
+
 async def _model_attempt(
-    agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None
+    agent: "Agent", invocation_state: dict[str, Any], emit: Emit | None, structured: "StructuredOutputContext | None"
 ) -> tuple[Message, StopReason] | list[Interrupt] | None:
     """Run one model call with its hooks; None means a hook asked for a retry."""
     hooks = agent.hooks
@@ -136,12 +211,16 @@ async def _model_attempt(
     if model is None:
         raise ModelNotConfiguredError()
     has_after = bool(hooks._callbacks(AfterModelCallEvent))
+    tool_specs: list[Any] | None = agent.tool_registry.get_all_tool_specs() or None
+    tool_choice = None
+    if structured is not None:
+        tool_specs, tool_choice = structured.request(tool_specs)
     try:
         chunks = model.stream(
             agent.messages,
-            agent.tool_registry.get_all_tool_specs() or None,
+            tool_specs,
             agent.system_prompt,
-            tool_choice=None,
+            tool_choice=tool_choice,
             invocation_state=invocation_state,
             cancel_signal=agent._cancel_signal,
             model_state=agent._model_state,
@@ -153,15 +232,26 @@ async def _model_attempt(
         failed = AfterModelCallEvent(agent, invocation_state, exception=exc)
         await hooks.invoke_callbacks_async(failed)  # outside the try: a hook error is never dispatched twice
         if failed.retry:
+            _count_retry(agent, emit)
             return None
         raise
     if has_after:
         after = AfterModelCallEvent(agent, invocation_state, ModelStopResponse(streamed.message, streamed.stop_reason))
         await hooks.invoke_callbacks_async(after)
         if after.retry:
+            agent.event_loop_metrics.add_usage(streamed.usage, streamed.metrics)  # the discarded answer was paid for
+            _count_retry(agent, emit)
             return None
     agent.event_loop_metrics.add_usage(streamed.usage, streamed.metrics)
     return streamed.message, streamed.stop_reason
+
+
+def _count_retry(agent: "Agent", emit: Emit | None) -> None:
+    agent.event_loop_metrics.model_retry_count += 1
+    if emit is not None:
+        delay = getattr(agent.retry_strategy, "last_delay", None)
+        if delay is not None:  # Strands' event for a throttling backoff
+            emit({"event_loop_throttled_delay": delay})
 
 
 async def _tool_batch(

@@ -31,13 +31,18 @@ def _zero_usage() -> Usage:
 
 @dataclass
 class EventLoopMetrics:
-    """Metrics accumulated over an agent's life."""
+    """Metrics accumulated over an agent's life.
+
+    Attributes:
+        model_retry_count: Model calls made again because a hook (such as `ModelRetryStrategy`) asked for a retry.
+    """
 
     cycle_count: int = 0
     tool_metrics: dict[str, ToolMetrics] = field(default_factory=dict)
     cycle_durations: list[float] = field(default_factory=list)
     accumulated_usage: Usage = field(default_factory=_zero_usage)
     accumulated_metrics: Metrics = field(default_factory=lambda: Metrics(latencyMs=0))
+    model_retry_count: int = 0
 
     def add_usage(self, usage: Usage, metrics: Metrics) -> None:
         """Add one model call's usage."""
@@ -64,4 +69,5 @@ class EventLoopMetrics:
             "accumulated_usage": dict(self.accumulated_usage),
             "accumulated_metrics": dict(self.accumulated_metrics),
             "tool_usage": {name: vars(tool).copy() for name, tool in self.tool_metrics.items()},
+            "model_retry_count": self.model_retry_count,
         }

@@ -4,7 +4,7 @@ import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import aclosing
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._event_loop import append_message, run_cycles
 from .._streams import iterate_events
@@ -22,12 +22,22 @@ from ..types.agent import AgentInput
 from ..types.content import Message, Messages
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ._metrics import EventLoopMetrics
+from ._model_setup import DEFAULT_RETRY_STRATEGY, resolve_model, resolve_retry_strategy
 from ._prompt import dangling_tool_uses, is_interrupt_responses, prompt_to_messages
 from ._resume import AgentResumeChecks, replayed_result
+from ._retry import ModelRetryStrategy
+from ._structured import finish_structured_output, start_structured_output, structured_output_async
 from ._tool_caller import ToolCaller
 from .agent_result import AgentResult
 from .conversation_manager import ConversationManager, SlidingWindowConversationManager
 from .state import AgentState
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..tools.structured_output import StructuredOutputContext
+
+T = TypeVar("T", bound="BaseModel")
 
 _DEFAULT_AGENT_ID = "default"
 _DEFAULT_NAME = "Strands Agents"
@@ -44,7 +54,7 @@ class Agent:
 
     def __init__(
         self,
-        model: Model | None = None,
+        model: Model | str | None = None,
         messages: Messages | None = None,
         tools: Iterable[Any] | None = None,
         system_prompt: str | None = None,
@@ -61,11 +71,15 @@ class Agent:
         tool_executor: ToolExecutor | None = None,
         load_entry_points: bool = False,
         partial_resume: Literal["reraise", "refuse"] = "reraise",
+        structured_output_model: "type[BaseModel] | None" = None,
+        structured_output_prompt: str | None = None,
+        retry_strategy: ModelRetryStrategy | Any | None = DEFAULT_RETRY_STRATEGY,
     ) -> None:
         """Configure the agent; nothing runs until it is invoked.
 
         Args:
-            model: The model provider; required to invoke (`ScriptedModel` for tests and demos).
+            model: The model provider; required to invoke (`ScriptedModel` for tests and demos). A string is a
+                Bedrock model id, as in Strands: ``Agent(model="<id>")`` builds ``BedrockModel(model_id="<id>")``.
             messages: Initial conversation.
             tools: Tools: ``@tool`` functions or `AgentTool` instances; names must be unique.
             system_prompt: System prompt sent with every model call.
@@ -83,8 +97,14 @@ class Agent:
             load_entry_points: Also register the plugins installed under the ``strandslike`` entry-point group.
             partial_resume: What a resume that leaves open interrupts unanswered does: ``"reraise"`` them (Strands)
                 or ``"refuse"`` the whole resume with `PartialResumeError` (AG-UI rule 3).
+            structured_output_model: A pydantic model every invocation must produce as ``result.structured_output``
+                (an invocation's own ``structured_output_model=`` takes precedence).
+            structured_output_prompt: The message that asks the model for the structured output when it ended its
+                turn without producing it (default: Strands' prompt).
+            retry_strategy: Retries throttled model calls (default: ``ModelRetryStrategy()``, 6 attempts with
+                backoff from 4 to 240 seconds); None turns retries off.
         """
-        self.model = _check_model(model)
+        self.model = resolve_model(model)
         self.messages: Messages = list(messages) if messages else []
         self.system_prompt = system_prompt
         self.agent_id = agent_id or _DEFAULT_AGENT_ID
@@ -104,6 +124,10 @@ class Agent:
             conversation_manager if conversation_manager is not None else SlidingWindowConversationManager()
         )
         self.session_manager = session_manager
+        self.structured_output_model = structured_output_model
+        self.structured_output_prompt = structured_output_prompt
+        self.retry_strategy = resolve_retry_strategy(retry_strategy)
+        self._pending_structured_output: tuple[type[BaseModel], str | None] | None = None
         self.hooks = HookRegistry()
         self._interrupt_state = _InterruptState()
         self._cancel_signal = threading.Event()
@@ -116,6 +140,7 @@ class Agent:
         if session_manager is not None:
             self.hooks.add_hook(session_manager)
         self.hooks.add_hook(self.conversation_manager)
+        self.hooks.add_hook(self.retry_strategy)
         for hook in hooks or ():
             self._register(hook)
         if load_entry_points:
@@ -161,19 +186,41 @@ class Agent:
         self._cancel_signal.set()
 
     def __call__(
-        self, prompt: AgentInput = None, *, invocation_state: dict[str, Any] | None = None, **kwargs: Any
+        self,
+        prompt: AgentInput = None,
+        *,
+        invocation_state: dict[str, Any] | None = None,
+        structured_output_model: "type[BaseModel] | None" = None,
+        structured_output_prompt: str | None = None,
+        **kwargs: Any,
     ) -> AgentResult:
         """Blocking twin of `invoke_async`; works with and without a running event loop."""
-        return run_sync(self.invoke_async, prompt, invocation_state=invocation_state, **kwargs)
+        return run_sync(
+            self.invoke_async,
+            prompt,
+            invocation_state=invocation_state,
+            structured_output_model=structured_output_model,
+            structured_output_prompt=structured_output_prompt,
+            **kwargs,
+        )
 
     async def invoke_async(
-        self, prompt: AgentInput = None, *, invocation_state: dict[str, Any] | None = None, **kwargs: Any
+        self,
+        prompt: AgentInput = None,
+        *,
+        invocation_state: dict[str, Any] | None = None,
+        structured_output_model: "type[BaseModel] | None" = None,
+        structured_output_prompt: str | None = None,
+        **kwargs: Any,
     ) -> AgentResult:
         """Run the agent on ``prompt`` (or resume it with interrupt responses) and return the result.
 
         Args:
             prompt: A string, content blocks, messages, ``interruptResponse`` blocks, or None.
             invocation_state: State shared with hooks and tools for this call; your dict is not mutated.
+            structured_output_model: A pydantic model the run must produce as ``result.structured_output``
+                (overrides the agent's). A resume continues the structured output of the run it resumes.
+            structured_output_prompt: Overrides the agent's ``structured_output_prompt`` for this call.
             **kwargs: Merged into the invocation state (Strands' older form).
 
         Raises:
@@ -182,11 +229,48 @@ class Agent:
             UnknownInterruptError: A response names an unknown interrupt id.
             NotInterruptedError: Interrupt responses were given but the agent is not interrupted.
             ModelNotConfiguredError: The agent has no model.
+            StructuredOutputValidationError: The model's structured output kept failing validation.
         """
-        return await self._invoke(prompt, _merge(invocation_state, kwargs), self._handler_emit())
+        return await self._invoke(
+            prompt,
+            _merge(invocation_state, kwargs),
+            self._handler_emit(),
+            (structured_output_model, structured_output_prompt),
+        )
+
+    def structured_output(self, output_model: type[T], prompt: AgentInput = None) -> T:
+        """Blocking twin of `structured_output_async`."""
+        return run_sync(self.structured_output_async, output_model, prompt)
+
+    async def structured_output_async(self, output_model: type[T], prompt: AgentInput = None) -> T:
+        """Ask the model for one ``output_model`` instance about the conversation, without changing it.
+
+        The prompt (if any) is sent after the history but not added to it; the model is asked through its
+        `Model.structured_output`. Prefer ``agent(prompt, structured_output_model=...)``, which keeps the exchange in
+        the history, runs tools and retries invalid answers.
+
+        Args:
+            output_model: The pydantic model to produce.
+            prompt: Extra input for this request only; None uses the history alone.
+
+        Returns:
+            The validated instance.
+
+        Raises:
+            RuntimeError: The agent is interrupted (Strands' error).
+            ValueError: There is neither history nor a prompt.
+            ConcurrencyException: The agent is already running.
+        """
+        return await structured_output_async(self, output_model, prompt)
 
     async def stream_async(
-        self, prompt: AgentInput = None, *, invocation_state: dict[str, Any] | None = None, **kwargs: Any
+        self,
+        prompt: AgentInput = None,
+        *,
+        invocation_state: dict[str, Any] | None = None,
+        structured_output_model: "type[BaseModel] | None" = None,
+        structured_output_prompt: str | None = None,
+        **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
         """Run the agent and yield its events as they happen; the last event is ``{"result": AgentResult}``.
 
@@ -208,7 +292,7 @@ class Agent:
                     handler(event)
                     send(event)
 
-            return await self._invoke(prompt, merged, emit)
+            return await self._invoke(prompt, merged, emit, (structured_output_model, structured_output_prompt))
 
         # Close the inner generator here, in this task, when the consumer stops early.
         async with aclosing(iterate_events(run, lambda result: {"result": result})) as events:
@@ -225,7 +309,13 @@ class Agent:
 
         return emit
 
-    async def _invoke(self, prompt: AgentInput, invocation_state: dict[str, Any], emit: Emit | None) -> AgentResult:
+    async def _invoke(
+        self,
+        prompt: AgentInput,
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+        structured_request: "tuple[type[BaseModel] | None, str | None]" = (None, None),
+    ) -> AgentResult:
         if not self._invocation_lock.acquire(blocking=False):
             raise ConcurrencyException(
                 "Agent is already processing a request. Concurrent invocations are not supported."
@@ -246,12 +336,16 @@ class Agent:
                     return replay  # the same answers already ran to completion: nothing runs twice
             if emit is not None:
                 emit({"init_event_loop": True})
-            current: AgentInput = prompt
-            while True:
-                result, resume = await self._pass(current, state, emit)
-                if resume is None:
-                    return result
-                current = resume
+            structured = start_structured_output(self, *structured_request)
+            try:
+                current: AgentInput = prompt
+                while True:
+                    result, resume = await self._pass(current, state, emit, structured)
+                    if resume is None:
+                        return result
+                    current = resume
+            finally:
+                finish_structured_output(self, structured)
         finally:
             self._invocation_lock.release()
 
@@ -274,7 +368,11 @@ class Agent:
         return prompt_to_messages(prompt, self.messages)
 
     async def _pass(
-        self, prompt: AgentInput, state: dict[str, Any], emit: Emit | None
+        self,
+        prompt: AgentInput,
+        state: dict[str, Any],
+        emit: Emit | None,
+        structured: "StructuredOutputContext | None" = None,
     ) -> tuple[AgentResult, AgentInput]:
         messages = self._input_messages(prompt)
         hooks = self.hooks
@@ -299,7 +397,7 @@ class Agent:
             else:
                 for message in messages:
                     await append_message(self, message, emit)
-                final = result = await run_cycles(self, state, emit)
+                final = result = await run_cycles(self, state, emit, structured)
                 self.conversation_manager.apply_management(self)
         finally:
             if hooks._callbacks(AfterInvocationEvent):
@@ -313,19 +411,6 @@ def _merge(invocation_state: dict[str, Any] | None, kwargs: dict[str, Any]) -> d
     if invocation_state is not None and not isinstance(invocation_state, dict):
         raise TypeError(f"invocation_state must be a dict, got {type(invocation_state).__name__}")
     return {**(invocation_state or {}), **kwargs}
-
-
-def _check_model(model: Any) -> Model | None:
-    if model is None or isinstance(model, Model):
-        return model
-    if isinstance(model, str):
-        raise TypeError(
-            f"model={model!r} names a provider model id, but strandslike has no built-in provider that would call "
-            "the network. Pass a Model instance: your provider, or ScriptedModel([...]) for tests and demos."
-        )
-    if callable(getattr(model, "stream", None)):
-        return model  # type: ignore[no-any-return]  # a duck-typed provider with Strands' stream() signature
-    raise TypeError(f"model must be a strandslike.models.Model, got {type(model).__name__}")
 
 
 def _has_hookimpls(obj: Any) -> bool:

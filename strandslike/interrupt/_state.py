@@ -161,6 +161,11 @@ class _InterruptState:
         self._validators = {}
         self._version += 1
 
+    def set_context(self, key: str, value: Any) -> None:
+        """Store JSON-serializable ``value`` under ``key`` of the persisted context, until `deactivate`."""
+        self.context[key] = value
+        self._version += 1
+
     def unanswered(self) -> list[Interrupt]:
         """Return the interrupts still waiting for an answer, in the order they were raised."""
         return [interrupt for interrupt in self.interrupts.values() if not interrupt.answered]

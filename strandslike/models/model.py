@@ -74,22 +74,26 @@ class Model(ABC):
     ) -> AsyncGenerator[dict[str, T | Any], None]:
         """Stream events that end with ``{"output": <output_model instance>}``.
 
-        Providers that support structured output override this with an async generator. The base class raises
-        at call time rather than when iterated, so the mistake surfaces where the call is made.
+        The default asks the model, through `stream`, to call one tool whose input schema is ``output_model`` and
+        validates that input (a JSON object answered as text is accepted too). Providers with a native mechanism
+        override it.
 
         Args:
             output_model: The pydantic model to fill in.
             prompt: The conversation to answer.
             system_prompt: The system prompt, if any.
-            **kwargs: Further per-call arguments.
+            **kwargs: Further per-call arguments, passed to `stream`.
+
+        Returns:
+            An async generator of ``{"event": chunk}`` dicts ending with ``{"output": instance}``.
 
         Raises:
-            NotImplementedError: Always, unless a subclass overrides this method.
+            ValueError: The model did not call the tool (nor answer with a JSON object).
+            pydantic.ValidationError: The answer does not validate against ``output_model``.
         """
-        raise NotImplementedError(
-            f"{type(self).__name__} does not support structured output (requested {output_model.__name__}). "
-            "Use a provider that implements Model.structured_output, or override it in your Model subclass."
-        )
+        from ._structured import structured_output_via_tool
+
+        return structured_output_via_tool(self, output_model, prompt, system_prompt, **kwargs)
 
     @property
     def stateful(self) -> bool:

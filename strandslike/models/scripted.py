@@ -12,7 +12,7 @@ import json
 import threading
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -22,6 +22,9 @@ from ..types.exceptions import StrandslikeError
 from ..types.streaming import StreamEvent, Usage
 from ..types.tools import ToolChoice, ToolSpec
 from .model import Model
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 # Shared, never-mutated event dicts: the stream parser only reads events, so one instance serves every call.
 _MESSAGE_START: StreamEvent = {"messageStart": {"role": "assistant"}}
@@ -127,6 +130,33 @@ def tool_call(name: str, /, *, tool_use_id: str | None = None, delay: float = 0,
     return ScriptedTurn(
         [{"toolUse": {"toolUseId": tool_use_id or "", "name": name, "input": tool_input}}], "tool_use", None, delay
     )
+
+
+def structured_output_call(
+    output_model: "type[BaseModel] | str", /, *, tool_use_id: str | None = None, delay: float = 0, **fields: Any
+) -> ScriptedTurn:
+    """Script a turn in which the model hands over structured output by calling the structured output tool.
+
+    ``structured_output_call(Person, name="Ada", age=36)`` calls the tool named after ``Person`` with those
+    fields, as a real model does for ``agent(prompt, structured_output_model=Person)`` and for
+    `Model.structured_output`. Give fields that do not validate to script a validation failure.
+
+    Args:
+        output_model: The pydantic model (or the tool name) the structured output is for.
+        tool_use_id: The tool use id; None numbers it like `tool_call` does.
+        delay: Seconds to wait before answering; 0 uses the model's delay.
+        **fields: The tool input, or ``input=<dict>`` holding all of it.
+
+    Returns:
+        A one-block `ScriptedTurn` with stop reason ``tool_use``.
+    """
+    if isinstance(output_model, str):
+        name = output_model
+    else:
+        from ..tools.structured_output.structured_output_utils import convert_pydantic_to_tool_spec
+
+        name = convert_pydantic_to_tool_spec(output_model)["name"]
+    return tool_call(name, tool_use_id=tool_use_id, delay=delay, **fields)
 
 
 def turn(
@@ -426,4 +456,13 @@ class ScriptedModel(Model):
             yield {"metadata": {"usage": usage, "metrics": _METRICS}}
 
 
-__all__ = ["ScriptExhaustedError", "ScriptedModel", "ScriptedRequest", "ScriptedTurn", "text", "tool_call", "turn"]
+__all__ = [
+    "ScriptExhaustedError",
+    "ScriptedModel",
+    "ScriptedRequest",
+    "ScriptedTurn",
+    "structured_output_call",
+    "text",
+    "tool_call",
+    "turn",
+]

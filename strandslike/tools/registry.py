@@ -102,6 +102,17 @@ class ToolRegistry:
         """
         self.process_tools([tool])
 
+    def unregister_tool(self, name: str) -> AgentTool | None:
+        """Remove the tool registered under ``name`` and return it (None if there was none).
+
+        Args:
+            name: The tool name.
+        """
+        removed = self.registry.pop(name, None)
+        if removed is not None:
+            self._specs_cache = None
+        return removed
+
     def get(self, name: str) -> AgentTool | None:
         """Return the tool registered under ``name``, or None.
 

@@ -8,8 +8,11 @@ from .exceptions import (
     EventLoopException,
     MaxTokensReachedException,
     ModelThrottledException,
+    ProviderNotInstalledError,
     SessionException,
     StrandslikeError,
+    StructuredOutputException,
+    StructuredOutputValidationError,
 )
 from .streaming import StopReason, StreamEvent
 from .tools import AgentTool, ToolContext, ToolResult, ToolSpec, ToolUse
@@ -25,10 +28,13 @@ __all__ = [
     "Message",
     "Messages",
     "ModelThrottledException",
+    "ProviderNotInstalledError",
     "SessionException",
     "StopReason",
     "StrandslikeError",
     "StreamEvent",
+    "StructuredOutputException",
+    "StructuredOutputValidationError",
     "ToolContext",
     "ToolResult",
     "ToolSpec",

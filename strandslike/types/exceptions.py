@@ -48,6 +48,42 @@ class ModelThrottledException(Exception):
         super().__init__(message)
 
 
+class StructuredOutputException(Exception):
+    """The model did not produce valid structured output (Strands name)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class StructuredOutputValidationError(StrandslikeError, StructuredOutputException):
+    """The model's structured output failed validation more times than allowed."""
+
+    def __init__(self, output_model: str, attempts: int, detail: str) -> None:
+        self.output_model = output_model
+        self.attempts = attempts
+        super().__init__(
+            f"The model's structured output failed validation against {output_model} {attempts} time"
+            f"{'' if attempts == 1 else 's'} in a row, so the run was stopped. Last error: {detail}. The conversation "
+            "keeps every attempt; make the output model easier to fill (describe its fields), use a stronger model, "
+            "or invoke the agent again to let it retry."
+        )
+
+
+class ProviderNotInstalledError(StrandslikeError, ImportError):
+    """A model provider's SDK is not installed."""
+
+    def __init__(self, provider: str, package: str, extra: str) -> None:
+        self.provider = provider
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{provider} needs the {package!r} package, which is not installed. "
+            f"Install it with: pip install 'strandslike[{extra}]'",
+            name=package,
+        )
+
+
 class ConcurrencyException(Exception):
     """The agent is already running an invocation (Strands name)."""
 

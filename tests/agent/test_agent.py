@@ -58,9 +58,19 @@ async def test_agent_without_model_says_how_to_pass_one():
     assert agent.messages == []
 
 
-def test_model_given_as_a_string_is_refused_with_advice():
-    with pytest.raises(TypeError, match="no built-in provider"):
-        Agent(model="us.anthropic.claude")
+def test_model_given_as_a_string_builds_a_bedrock_model(monkeypatch):
+    from strandslike.models.bedrock import BedrockModel
+
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    agent = Agent(model="us.anthropic.claude")
+    assert isinstance(agent.model, BedrockModel)
+    assert agent.model.get_config()["model_id"] == "us.anthropic.claude"
+
+
+@pytest.mark.parametrize("bad", [42, object(), ""])
+def test_model_that_is_neither_a_model_nor_an_id_is_refused(bad):
+    with pytest.raises(TypeError, match="model"):
+        Agent(model=bad)
 
 
 def test_duplicate_tool_names_fail_at_construction():

@@ -4,6 +4,7 @@ from typing import Any
 import pytest
 
 from strandslike.models import (
+    structured_output_call,
     Model,
     ScriptedModel,
     ScriptedRequest,
@@ -308,14 +309,29 @@ def test_scripted_model_is_a_stateless_model() -> None:
     assert model.stateful is False
 
 
-def test_structured_output_is_not_supported() -> None:
+async def test_structured_output_reads_the_forced_tool_call() -> None:
     from pydantic import BaseModel
 
     class Answer(BaseModel):
         value: int
 
-    with pytest.raises(NotImplementedError, match=r"ScriptedModel does not support structured output.*Answer"):
-        ScriptedModel([]).structured_output(Answer, USER)
+    model = ScriptedModel([structured_output_call(Answer, value=7)])
+    events = [event async for event in model.structured_output(Answer, USER)]
+    assert events[-1] == {"output": Answer(value=7)}
+    request = model.requests[0]
+    assert request.kwargs["tool_choice"] == {"any": {}}
+    assert [spec["name"] for spec in request.tool_specs or []] == ["Answer"]
+
+
+async def test_structured_output_without_the_tool_call_is_a_value_error() -> None:
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        value: int
+
+    model = ScriptedModel([text("no idea")])
+    with pytest.raises(ValueError, match="instead of \"tool_use\""):
+        [event async for event in model.structured_output(Answer, USER)]
 
 
 # --- delay

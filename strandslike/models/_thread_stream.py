@@ -1,0 +1,97 @@
+"""Stream items produced by a blocking iterator in a worker thread into async code, in batches.
+
+boto3's event streams are blocking. Handing every event to the event loop on its own (a queue put plus a loop
+wake-up per event, as Strands does) costs a system call per token; here the worker appends to a buffer and wakes
+the loop only when the consumer is waiting, and the consumer takes everything buffered at once.
+"""
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Iterator
+from typing import Any
+
+import anyio
+import sniffio
+
+_DONE = object()
+
+
+class _Failure:
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+async def iterate_in_thread(
+    produce: Callable[[threading.Event], Iterator[Any]], *, name: str = "strandslike-stream"
+) -> AsyncGenerator[Any, None]:
+    """Run ``produce(stop)`` in a worker thread and yield what it yields, as soon as the consumer asks.
+
+    ``produce`` must check ``stop`` between items and return once it is set (it is set when the consumer stops
+    early or fails). An exception raised by ``produce`` is raised here, after the items before it.
+    """
+    stop = threading.Event()
+    try:
+        backend = sniffio.current_async_library()
+    except sniffio.AsyncLibraryNotFoundError:  # pragma: no cover - always called from async code
+        backend = "asyncio"
+    if backend != "asyncio":  # other backends: collect in a worker thread, then yield (correct, not incremental)
+        items = await anyio.to_thread.run_sync(lambda: list(produce(stop)))
+        for item in items:
+            yield item
+        return
+
+    loop = asyncio.get_running_loop()
+    buffer: deque[Any] = deque()
+    lock = threading.Lock()
+    waiter: list[asyncio.Future[None] | None] = [None]
+
+    def wake(future: "asyncio.Future[None]") -> None:
+        if not future.done():
+            future.set_result(None)
+
+    def push(item: Any) -> None:
+        with lock:
+            buffer.append(item)
+            future, waiter[0] = waiter[0], None
+        if future is not None:
+            loop.call_soon_threadsafe(wake, future)
+
+    def work() -> None:
+        try:
+            for item in produce(stop):
+                push(item)
+                if stop.is_set():
+                    break
+        except BaseException as exc:  # handed to the consumer, which re-raises it in its own task
+            push(_Failure(exc))
+        finally:
+            push(_DONE)
+
+    worker = threading.Thread(target=work, name=name, daemon=True)
+    worker.start()
+    try:
+        while True:
+            with lock:
+                if buffer:
+                    batch = list(buffer)
+                    buffer.clear()
+                    future = None
+                else:
+                    batch = []
+                    future = waiter[0] = loop.create_future()
+            if future is not None:
+                await future
+                continue
+            for item in batch:
+                if item is _DONE:
+                    return
+                if isinstance(item, _Failure):
+                    raise item.error
+                yield item
+    finally:
+        # The worker notices at its next item and closes its stream itself: closing a botocore stream from
+        # another thread while it reads is not safe, and waiting here could block on a stalled connection.
+        stop.set()
