@@ -330,7 +330,7 @@ async def test_structured_output_without_the_tool_call_is_a_value_error() -> Non
         value: int
 
     model = ScriptedModel([text("no idea")])
-    with pytest.raises(ValueError, match="instead of \"tool_use\""):
+    with pytest.raises(ValueError, match='instead of "tool_use"'):
         [event async for event in model.structured_output(Answer, USER)]
 
 
