@@ -93,9 +93,11 @@ async def test_text_turn_streams_text_and_reports_usage(protocol, fake):
     assert user_texts(protocol, body) == ["hi"]
     if protocol == "openai":
         assert body["messages"][0] == {"role": "system", "content": "Be brief."}
-        assert body["model"] == "gpt-fake" and body["stream"] is True
+        assert body["model"] == "gpt-fake"
+        assert body["stream"] is True
     elif protocol == "anthropic":
-        assert body["system"] == "Be brief." and body["max_tokens"] == 1024
+        assert body["system"] == "Be brief."
+        assert body["max_tokens"] == 1024
     else:
         assert body["system"] == [{"text": "Be brief."}]
 
@@ -156,13 +158,16 @@ async def test_tool_error_and_json_results_round_trip(protocol, fake):
     _, _, body = fake.requests[1]
     if protocol == "openai":
         tool_message = next(m for m in body["messages"] if m["role"] == "tool")
-        assert "disk full" in tool_message["content"] and tool_message["content"].startswith("Error")
+        assert "disk full" in tool_message["content"]
+        assert tool_message["content"].startswith("Error")
     elif protocol == "anthropic":
         block = body["messages"][2]["content"][0]
-        assert block["is_error"] is True and "disk full" in block["content"][0]["text"]
+        assert block["is_error"] is True
+        assert "disk full" in block["content"][0]["text"]
     else:
         block = body["messages"][2]["content"][0]["toolResult"]
-        assert block["status"] == "error" and "disk full" in block["content"][0]["text"]
+        assert block["status"] == "error"
+        assert "disk full" in block["content"][0]["text"]
 
 
 async def test_approval_interrupt_is_resumed_across_a_provider_turn(protocol, fake):
@@ -172,7 +177,8 @@ async def test_approval_interrupt_is_resumed_across_a_provider_turn(protocol, fa
     paused = await agent.invoke_async("delete /tmp/x")
     assert paused.stop_reason == "interrupt"
     assert [(i.name, i.reason) for i in paused.interrupts] == [("approval", {"path": "/tmp/x"})]
-    assert deleted == [] and len(fake.requests) == 1
+    assert deleted == []
+    assert len(fake.requests) == 1
     resumed = await agent.invoke_async([answer(paused.interrupts[0], "approve")])
     assert resumed.stop_reason == "end_turn"
     assert str(resumed) == "Deleted /tmp/x.\n"
@@ -188,7 +194,8 @@ async def test_refused_approval_tells_the_model(protocol, fake):
     await agent.invoke_async([answer(paused.interrupts[0], "deny")])
     assert deleted == []
     result = agent.messages[2]["content"][0]["toolResult"]
-    assert result["status"] == "error" and result["content"] == [{"text": "the user refused"}]
+    assert result["status"] == "error"
+    assert result["content"] == [{"text": "the user refused"}]
 
 
 async def test_throttling_without_retries_raises_model_throttled(protocol, fake):
@@ -255,7 +262,8 @@ async def test_auth_and_bad_request_errors_keep_the_provider_message_and_are_not
         await agent.invoke_async("hi")
     assert not isinstance(caught.value, ModelThrottledException | ContextWindowOverflowException)
     assert type(caught.value).__module__.split(".")[0] in {"openai", "anthropic", "botocore"}
-    assert clock.sleeps == [] and len(fake.requests) == 1
+    assert clock.sleeps == []
+    assert len(fake.requests) == 1
 
 
 async def test_max_tokens_stop_raises_after_keeping_the_partial_answer(protocol, fake):

@@ -4,11 +4,11 @@ from typing import Any
 import pytest
 
 from strandslike.models import (
-    structured_output_call,
     Model,
     ScriptedModel,
     ScriptedRequest,
     ScriptExhaustedError,
+    structured_output_call,
     text,
     tool_call,
     turn,
