@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .agent import Agent, AgentResult
+from .cli._model_option import ModelOptionError, add_model_option, build_model
 from .hooks import BeforeToolCallEvent, HookProvider, HookRegistry
 from .interrupt import Interrupt
 from .models import ScriptedModel, text, tool_call
@@ -27,6 +28,7 @@ from .tools.decorator import tool
 from .types.interrupt import InterruptResponseContent
 
 if TYPE_CHECKING:
+    from .models.model import Model
     from .session.file_session_manager import FileSessionManager
 
 PATHS = ["a/b/c.txt", "d/e/f.txt"]
@@ -69,8 +71,8 @@ class ApprovalHook(HookProvider):
         event.agent.state.set(f"{self.app_name}-approval", str(approval).lower())
 
 
-def build_agent(workdir: Path, **kwargs: Any) -> Agent:
-    """Build the demo agent working on files under ``workdir``."""
+def build_agent(workdir: Path, model: "Model | None" = None, **kwargs: Any) -> Agent:
+    """Build the demo agent working on files under ``workdir`` (on the scripted model unless ``model`` is given)."""
 
     @tool
     def inspect_files(paths: list[str]) -> dict[str, Any]:
@@ -93,7 +95,7 @@ def build_agent(workdir: Path, **kwargs: Any) -> Agent:
         return True
 
     return Agent(
-        model=ScriptedModel(SCRIPT),
+        model=model or ScriptedModel(SCRIPT),
         hooks=[ApprovalHook("myapp")],
         system_prompt="You delete files older than 5 days",
         tools=[delete_files, inspect_files],
@@ -106,7 +108,7 @@ def session_workdir(session_manager: "FileSessionManager") -> Path:
     return Path(session_manager.storage_dir) / "demo-files" / session_manager.session_id
 
 
-def session_agent(session_manager: "FileSessionManager") -> Agent:
+def session_agent(session_manager: "FileSessionManager", model: "Model | None" = None) -> Agent:
     """Build the demo agent on a file session: the factory for ``python -m strandslike resume``.
 
     ``python -m strandslike resume --agent strandslike._demo:session_agent --storage-dir DIR SESSION_ID ...``
@@ -114,10 +116,13 @@ def session_agent(session_manager: "FileSessionManager") -> Agent:
     Args:
         session_manager: The `FileSessionManager` of the session; the work files are under
             ``<storage_dir>/demo-files/<session_id>/``.
+        model: A real model to use instead of the scripted one (``--model``).
     """
-    agent = build_agent(session_workdir(session_manager), session_manager=session_manager)
+    agent = build_agent(session_workdir(session_manager), model, session_manager=session_manager)
     played = sum(1 for message in agent.messages if message["role"] == "assistant")
-    if played:  # restored: the scripted model continues after the turns the conversation already holds
+    if (
+        played and model is None
+    ):  # restored: the scripted model continues after the turns the conversation already holds
         agent.model = ScriptedModel(SCRIPT[played:])
     return agent
 
@@ -182,7 +187,7 @@ def _run_in_session(args: argparse.Namespace) -> int:
 
     manager = FileSessionManager(args.session_id, storage_dir=args.storage_dir)
     try:
-        agent = session_agent(manager)
+        agent = session_agent(manager, args.built_model)
         workdir = session_workdir(manager)
         if agent._interrupt_state.activated:
             print(f"session {args.session_id} in {args.storage_dir} is waiting at the prompt; picking up there")
@@ -222,7 +227,13 @@ def run(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--storage-dir", metavar="DIR", help="persist the agent in DIR so a later process can resume")
     parser.add_argument("--session-id", default="demo", help="the session to use in DIR (default: %(default)s)")
+    add_model_option(parser)
     args = parser.parse_args(argv)
+    try:
+        args.built_model = build_model(args.model) if args.model is not None else None
+    except ModelOptionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.storage_dir is not None:
         return _run_in_session(args)
     if args.session_id != "demo":
@@ -231,7 +242,7 @@ def run(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="strandslike-demo-") as tmp:
         workdir = Path(tmp)
         _create_files(workdir)
-        agent = build_agent(workdir)
+        agent = build_agent(workdir, args.built_model)
         result = agent(f"paths=<{PATHS}>")
         try:
             return _converse(agent, workdir, result, _open_interrupts(result), args)

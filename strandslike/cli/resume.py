@@ -19,6 +19,7 @@ from ..types.exceptions import SessionConflictError
 from ..types.interrupt import InterruptResponseContent
 from . import _common as common
 from ._common import EXIT_USAGE, CliError, err, out
+from ._model_option import ModelOptionError, add_model_option, build_model, with_model
 from ._render import compact_json, interrupt_lines, resume_command
 
 
@@ -48,6 +49,7 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
         help="""an answer, as JSON: --response ID='"y"' or ID='{"approve": true}' (repeatable)""",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_model_option(parser)
     parser.set_defaults(handler=resume)
 
 
@@ -101,7 +103,11 @@ def load_factory(spec: str) -> Any:
 def resume(args: argparse.Namespace) -> int:
     """Resume a session's agent with the given answers and print the result."""
     responses = parse_responses(args.response)
-    factory = load_factory(args.agent)
+    try:
+        model = build_model(args.model) if getattr(args, "model", None) else None
+    except ModelOptionError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from exc
+    factory = with_model(load_factory(args.agent), model)
     storage = common.storage_path(args.storage_dir)
     common.open_session(storage, args.session_id).close()  # refuse, rather than create, an unknown session
     manager = FileSessionManager(args.session_id, storage_dir=storage)

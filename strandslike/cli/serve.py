@@ -12,6 +12,7 @@ from typing import Any
 
 from ..session.file_session_manager import default_storage_dir
 from ._common import EXIT_OK, EXIT_USAGE, CliError, err
+from ._model_option import ModelOptionError, add_model_option, build_model, with_model
 from .resume import load_factory
 
 DEFAULT_AGENT = "strandslike._demo:session_agent"
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=str(default_storage_dir()),
         help="where the threads' sessions are stored (default: %(default)s)",
     )
+    add_model_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
     parser.add_argument(
@@ -60,10 +62,13 @@ def serve(argv: list[str]) -> int:
     except SystemExit as exc:  # --help, or a usage error argparse already printed
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        factory = load_factory(args.agent)
+        factory = with_model(load_factory(args.agent), build_model(args.model) if args.model else None)
     except CliError as exc:
         err(f"error: {exc}")
         return exc.exit_code
+    except ModelOptionError as exc:
+        err(f"error: {exc}")
+        return EXIT_USAGE
     try:
         import uvicorn
 
