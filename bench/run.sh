@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${BENCH_FRESH:-0}" = 1 ]; then rm -rf bench/.venv; fi
 "${PYTHON:-python3}" -m venv bench/.venv
-bench/.venv/bin/pip install -q --disable-pip-version-check strands-agents==1.62.0 -e .
+bench/.venv/bin/pip install -q --disable-pip-version-check "strands-agents[openai,anthropic]==1.62.0" -e ".[openai,anthropic,bedrock]"
 [[ " $* " == *" --report "* ]] || bench/.venv/bin/python bench/bench_multiagent.py $([[ " $* " == *" --quick "* ]] && echo --quick)  # issue 4: Graph/Swarm (see bench/README.md, "Multi-agent")
 [[ " $* " == *" --report "* ]] || bench/.venv/bin/python bench/bench_sessions.py $([[ " $* " == *" --quick "* ]] && echo --quick)  # issue 3: sessions (see bench/README.md, "Session benchmarks")
+[[ " $* " == *" --report "* ]] || bench/.venv/bin/python bench/bench_providers.py $([[ " $* " == *" --quick "* ]] && echo --quick) || true  # issue 10: providers (see bench/README.md, "Providers")
 exec bench/.venv/bin/python bench/bench_core.py "$@"
