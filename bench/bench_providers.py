@@ -21,7 +21,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 os.environ.update(
-    AWS_ACCESS_KEY_ID="AKIDFAKEFAKEFAKE", AWS_SECRET_ACCESS_KEY="fake", AWS_REGION="us-east-1",
+    AWS_ACCESS_KEY_ID="AKIDFAKEFAKEFAKE",
+    AWS_SECRET_ACCESS_KEY="fake",
+    AWS_REGION="us-east-1",
     AWS_EC2_METADATA_DISABLED="true",
 )
 for _name in ("AWS_PROFILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"):
@@ -39,15 +41,21 @@ MESSAGES = [{"role": "user", "content": [{"text": "go"}]}]
 TOOL_SPEC = {
     "name": "lookup",
     "description": "Look something up.",
-    "inputSchema": {"json": {"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
-                             "required": ["query"]}},
+    "inputSchema": {
+        "json": {
+            "type": "object",
+            "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+            "required": ["query"],
+        }
+    },
 }
 
 
 def check(message: dict[str, Any]) -> None:
     text = "".join(block.get("text", "") for block in message["content"])
     tools = [block["toolUse"]["name"] for block in message["content"] if "toolUse" in block]
-    assert len(text) == len(REPLY.text) and tools == ["lookup", "lookup"], (len(text), tools)
+    assert len(text) == len(REPLY.text), len(text)
+    assert tools == ["lookup", "lookup"], tools
 
 
 # -- floors ----------------------------------------------------------------------------------------------------
@@ -61,9 +69,19 @@ def floor_runner(protocol: str, url: str) -> Any:
 
         async def run() -> None:
             stream = await client.chat.completions.create(
-                model="gpt-fake", messages=[{"role": "user", "content": "go"}], stream=True,
-                tools=[{"type": "function", "function": {"name": "lookup", "description": "d",
-                                                         "parameters": TOOL_SPEC["inputSchema"]["json"]}}],
+                model="gpt-fake",
+                messages=[{"role": "user", "content": "go"}],
+                stream=True,
+                tools=[
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": "lookup",
+                            "description": "d",
+                            "parameters": TOOL_SPEC["inputSchema"]["json"],
+                        },
+                    }
+                ],
                 stream_options={"include_usage": True},
             )
             chars = 0
@@ -80,8 +98,9 @@ def floor_runner(protocol: str, url: str) -> Any:
 
         async def run() -> None:
             chars = 0
-            async with client.messages.stream(model="claude-fake", max_tokens=4096,
-                                              messages=[{"role": "user", "content": "go"}]) as stream:
+            async with client.messages.stream(
+                model="claude-fake", max_tokens=4096, messages=[{"role": "user", "content": "go"}]
+            ) as stream:
                 async for event in stream:
                     if event.type == "content_block_delta" and event.delta.type == "text_delta":
                         chars += len(event.delta.text)
@@ -93,8 +112,9 @@ def floor_runner(protocol: str, url: str) -> Any:
     client = boto3.client("bedrock-runtime", endpoint_url=url, region_name="us-east-1")
 
     async def run() -> None:
-        response = client.converse_stream(modelId="anthropic.claude-fake",
-                                          messages=[{"role": "user", "content": [{"text": "go"}]}])
+        response = client.converse_stream(
+            modelId="anthropic.claude-fake", messages=[{"role": "user", "content": [{"text": "go"}]}]
+        )
         chars = 0
         for event in response["stream"]:
             if "contentBlockDelta" in event and "text" in event["contentBlockDelta"]["delta"]:
@@ -125,13 +145,17 @@ def strands_runner(protocol: str, url: str) -> Any:
     if protocol == "openai":
         from strands.models.openai import OpenAIModel
 
-        model: Any = OpenAIModel(client_args={"base_url": f"{url}/v1", "api_key": "sk-fake", "max_retries": 0},
-                                 model_id="gpt-fake")
+        model: Any = OpenAIModel(
+            client_args={"base_url": f"{url}/v1", "api_key": "sk-fake", "max_retries": 0}, model_id="gpt-fake"
+        )
     elif protocol == "anthropic":
         from strands.models.anthropic import AnthropicModel
 
-        model = AnthropicModel(client_args={"base_url": url, "api_key": "sk-fake", "max_retries": 0},
-                               model_id="claude-fake", max_tokens=4096)
+        model = AnthropicModel(
+            client_args={"base_url": url, "api_key": "sk-fake", "max_retries": 0},
+            model_id="claude-fake",
+            max_tokens=4096,
+        )
     else:
         from strands.models.bedrock import BedrockModel
 
