@@ -5,37 +5,52 @@ so code written for Strands (``except KeyError``, ``except TypeError``) keeps wo
 changes the agent: it stays interrupted and can be resumed with a correct answer.
 """
 
-from typing import ClassVar
+from ..types.exceptions import NotJSONSerializableError, StrandslikeError, safe_repr
 
-from ..types.exceptions import NotJSONSerializableError, StrandslikeError
+_SHOWN_ID_LIMIT = 200
+
+
+def shown_id(value: object) -> str:
+    """Return an interrupt id as messages show it: as is when short and printable, else a bounded, escaped repr.
+
+    Ids in messages come from clients too; a huge, multi-line or invisible-character id must not make the message
+    huge, break a log line, or fail to print.
+    """
+    if isinstance(value, str) and len(value) <= _SHOWN_ID_LIMIT and value.isprintable():
+        return value
+    return safe_repr(value)
+
+
+def _label(interrupt_id: object) -> str:
+    return f"interrupt_id=<{shown_id(interrupt_id)}>"
 
 
 class InterruptError(StrandslikeError):
     """A resume was refused; nothing was applied and the run is still resumable."""
 
-    code: ClassVar[str] = "INTERRUPT_ERROR"
+    code = "INTERRUPT_ERROR"
 
 
 class PendingInterruptsError(InterruptError, TypeError):
     """The agent is waiting on interrupts but was given something other than interrupt responses."""
 
-    code: ClassVar[str] = "PENDING_INTERRUPTS"
+    code = "PENDING_INTERRUPTS"
 
 
 class InvalidResumeError(InterruptError, TypeError):
     """An interrupt response block is malformed."""
 
-    code: ClassVar[str] = "INVALID_PAYLOAD"
+    code = "INVALID_PAYLOAD"
 
 
 class UnknownInterruptError(InterruptError, KeyError):
     """An interrupt response names an interrupt id the agent does not have."""
 
-    code: ClassVar[str] = "UNKNOWN_INTERRUPT_ID"
+    code = "UNKNOWN_INTERRUPT_ID"
 
     def __init__(self, interrupt_id: str) -> None:
         self.interrupt_id = interrupt_id
-        super().__init__(f"interrupt_id=<{interrupt_id}> | no interrupt found")
+        super().__init__(f"{_label(interrupt_id)} | no interrupt found")
 
     def __str__(self) -> str:
         # KeyError's str() quotes its argument; keep Strands' text readable instead.
@@ -45,12 +60,12 @@ class UnknownInterruptError(InterruptError, KeyError):
 class InterruptAlreadyAnsweredError(InterruptError, ValueError):
     """An interrupt response answers an interrupt that already has an answer."""
 
-    code: ClassVar[str] = "ALREADY_ANSWERED"
+    code = "ALREADY_ANSWERED"
 
     def __init__(self, interrupt_id: str, name: str) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | interrupt {name!r} was already answered; an answer cannot be changed. "
+            f"{_label(interrupt_id)} | interrupt {name!r} was already answered; an answer cannot be changed. "
             "Answer only the interrupts listed in the latest result.interrupts. Nothing was applied."
         )
 
@@ -58,12 +73,12 @@ class InterruptAlreadyAnsweredError(InterruptError, ValueError):
 class DuplicateInterruptResponseError(InterruptError, ValueError):
     """One resume answers the same interrupt twice."""
 
-    code: ClassVar[str] = "DUPLICATE_RESPONSE"
+    code = "DUPLICATE_RESPONSE"
 
     def __init__(self, interrupt_id: str) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | answered more than once in one resume; give each interrupt one answer. "
+            f"{_label(interrupt_id)} | answered more than once in one resume; give each interrupt one answer. "
             "Nothing was applied."
         )
 
@@ -71,7 +86,7 @@ class DuplicateInterruptResponseError(InterruptError, ValueError):
 class NotInterruptedError(InterruptError, ValueError):
     """Interrupt responses were given to an agent that is not waiting on any interrupt."""
 
-    code: ClassVar[str] = "NOT_INTERRUPTED"
+    code = "NOT_INTERRUPTED"
 
     def __init__(self) -> None:
         super().__init__(
@@ -83,12 +98,13 @@ class NotInterruptedError(InterruptError, ValueError):
 class PartialResumeError(InterruptError, ValueError):
     """The resume left open interrupts unanswered and the agent refuses partial resumes (AG-UI rule 3)."""
 
-    code: ClassVar[str] = "PARTIAL_RESUME"
+    code = "PARTIAL_RESUME"
 
     def __init__(self, missing: list[str]) -> None:
         self.missing = missing
+        shown = ", ".join(shown_id(interrupt_id) for interrupt_id in missing)
         super().__init__(
-            f"interrupt_ids=<{', '.join(missing)}> | left unanswered, and this agent refuses partial resumes "
+            f"interrupt_ids=<{shown}> | left unanswered, and this agent refuses partial resumes "
             "(partial_resume='refuse'). Answer every open interrupt in one resume. Nothing was applied."
         )
 
@@ -96,22 +112,22 @@ class PartialResumeError(InterruptError, ValueError):
 class InvalidPayloadError(InterruptError, ValueError):
     """An answer fails the interrupt's response schema (or is not JSON-serializable)."""
 
-    code: ClassVar[str] = "INVALID_PAYLOAD"
+    code = "INVALID_PAYLOAD"
 
     def __init__(self, interrupt_id: str, detail: str) -> None:
         self.interrupt_id = interrupt_id
-        super().__init__(f"interrupt_id=<{interrupt_id}> | the answer is invalid: {detail}. Nothing was applied.")
+        super().__init__(f"{_label(interrupt_id)} | the answer is invalid: {detail}. Nothing was applied.")
 
 
 class InterruptExpiredError(InterruptError, ValueError):
     """An answer arrived after the interrupt's ``expires_at``."""
 
-    code: ClassVar[str] = "INTERRUPT_EXPIRED"
+    code = "INTERRUPT_EXPIRED"
 
     def __init__(self, interrupt_id: str, expires_at: str) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | expired at {expires_at}; answers are no longer accepted. "
+            f"{_label(interrupt_id)} | expired at {expires_at}; answers are no longer accepted. "
             "Cancel it instead ({'action': 'cancel'}). Nothing was applied."
         )
 
@@ -119,12 +135,12 @@ class InterruptExpiredError(InterruptError, ValueError):
 class NotToolBoundError(InterruptError, ValueError):
     """``respond`` was used on an interrupt that is not bound to a tool call."""
 
-    code: ClassVar[str] = "NOT_TOOL_BOUND"
+    code = "NOT_TOOL_BOUND"
 
     def __init__(self, interrupt_id: str, action: str) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | '{action}' needs an interrupt bound to a tool call, and this one is not "
+            f"{_label(interrupt_id)} | '{action}' needs an interrupt bound to a tool call, and this one is not "
             "(it was raised outside a tool and its BeforeToolCallEvent). Use resume(value). Nothing was applied."
         )
 
@@ -132,12 +148,12 @@ class NotToolBoundError(InterruptError, ValueError):
 class EditsNotAllowedError(InterruptError, ValueError):
     """``restart`` replaced the tool input of an interrupt raised without ``allow_edits=True``."""
 
-    code: ClassVar[str] = "EDITS_NOT_ALLOWED"
+    code = "EDITS_NOT_ALLOWED"
 
     def __init__(self, interrupt_id: str) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | restart with edited input is refused: the interrupt was raised without "
+            f"{_label(interrupt_id)} | restart with edited input is refused: the interrupt was raised without "
             "allow_edits=True. Restart without input, or raise the interrupt with allow_edits=True. "
             "Nothing was applied."
         )
@@ -146,25 +162,24 @@ class EditsNotAllowedError(InterruptError, ValueError):
 class InvalidToolInputError(InterruptError, ValueError):
     """Edited input given to ``restart`` fails the tool's input schema."""
 
-    code: ClassVar[str] = "INVALID_TOOL_INPUT"
+    code = "INVALID_TOOL_INPUT"
 
     def __init__(self, interrupt_id: str, tool_name: str, detail: str) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | the edited input does not fit tool {tool_name!r}: {detail}. "
-            "Nothing was applied."
+            f"{_label(interrupt_id)} | the edited input does not fit tool {tool_name!r}: {detail}. Nothing was applied."
         )
 
 
 class StaleToolCallError(InterruptError, ValueError):
     """The tool call an interrupt approved is no longer the call waiting to run."""
 
-    code: ClassVar[str] = "STALE_TOOL_CALL"
+    code = "STALE_TOOL_CALL"
 
     def __init__(self, interrupt_id: str) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | the pending tool call no longer matches the call this interrupt was "
+            f"{_label(interrupt_id)} | the pending tool call no longer matches the call this interrupt was "
             "raised for (its name or input changed), so the answer is refused. Nothing was applied."
         )
 
@@ -172,13 +187,13 @@ class StaleToolCallError(InterruptError, ValueError):
 class SessionMismatchError(InterruptError, ValueError):
     """An answer names an interrupt of another session."""
 
-    code: ClassVar[str] = "SESSION_MISMATCH"
+    code = "SESSION_MISMATCH"
 
     def __init__(self, interrupt_id: str, given: str, expected: str | None) -> None:
         self.interrupt_id = interrupt_id
         super().__init__(
-            f"interrupt_id=<{interrupt_id}> | the answer belongs to session {given!r}, but this run is session "
-            f"{expected!r}. Send it to the session that raised the interrupt. Nothing was applied."
+            f"{_label(interrupt_id)} | the answer belongs to session {safe_repr(given)}, but this run is "
+            f"session {safe_repr(expected)}. Send it to the session that raised the interrupt. Nothing was applied."
         )
 
 
@@ -188,6 +203,4 @@ class NotJSONPayloadError(InvalidPayloadError, NotJSONSerializableError):
     def __init__(self, interrupt_id: str, detail: str) -> None:
         self.interrupt_id = interrupt_id
         # Both bases take other arguments; set the message directly.
-        Exception.__init__(
-            self, f"interrupt_id=<{interrupt_id}> | the answer is invalid: {detail} Nothing was applied."
-        )
+        Exception.__init__(self, f"{_label(interrupt_id)} | the answer is invalid: {detail} Nothing was applied.")

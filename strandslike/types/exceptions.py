@@ -20,7 +20,14 @@ def safe_repr(value: Any) -> str:
 
 
 class StrandslikeError(Exception):
-    """Base class of every error strandslike defines itself."""
+    """Base class of every error strandslike defines itself.
+
+    Attributes:
+        code: A stable, machine-readable name of the error (``"INVALID_ID"``, ``"UNKNOWN_INTERRUPT_ID"``, ...) for
+            agents, orchestrators and clients to act on; messages may change, codes do not.
+    """
+
+    code: str = "STRANDSLIKE_ERROR"
 
 
 class EventLoopException(Exception):
@@ -95,6 +102,8 @@ class SessionException(Exception):
 class ModelNotConfiguredError(StrandslikeError, ValueError):
     """The agent was invoked without a model."""
 
+    code = "MODEL_NOT_CONFIGURED"
+
     def __init__(self) -> None:
         super().__init__(
             "This agent has no model, and strandslike never picks one that would call the network. "
@@ -103,8 +112,10 @@ class ModelNotConfiguredError(StrandslikeError, ValueError):
         )
 
 
-class NotJSONSerializableError(StrandslikeError, TypeError):
-    """A value that must be persisted is not JSON-serializable."""
+class NotJSONSerializableError(StrandslikeError, TypeError, ValueError):
+    """A value that must be persisted is not JSON-serializable (a `TypeError`, and a `ValueError` as in Strands)."""
+
+    code = "NOT_JSON_SERIALIZABLE"
 
     def __init__(self, what: str, value: Any, detail: str) -> None:
         self.what = what
@@ -120,6 +131,8 @@ class NotJSONSerializableError(StrandslikeError, TypeError):
 class ToolNameConflictError(StrandslikeError, ValueError):
     """Two tools given to one agent share a name."""
 
+    code = "TOOL_NAME_CONFLICT"
+
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(
@@ -130,6 +143,8 @@ class ToolNameConflictError(StrandslikeError, ValueError):
 
 class SessionConflictError(StrandslikeError, SessionException):
     """Another writer holds or changed the session since this agent loaded it."""
+
+    code = "SESSION_CONFLICT"
 
     def __init__(self, session_id: str, agent_id: str, detail: str) -> None:
         self.session_id = session_id
@@ -143,6 +158,48 @@ class SessionConflictError(StrandslikeError, SessionException):
 class SessionCorruptError(StrandslikeError, SessionException):
     """A session file cannot be read: corrupt, foreign, or from an unknown format."""
 
+    code = "SESSION_CORRUPT"
+
     def __init__(self, path: str, detail: str) -> None:
         self.path = path
         super().__init__(f"{path}: {detail}")
+
+
+class InvalidIdError(StrandslikeError, ValueError):
+    """A session, agent, orchestrator or thread id is refused (see `strandslike._identifier`); nothing was written.
+
+    Attributes:
+        kind: What the id names (``"session"``, ``"agent"``, ...).
+        problem: Why it was refused.
+    """
+
+    code = "INVALID_ID"
+
+    def __init__(self, kind: str, value: object, problem: str) -> None:
+        self.kind = kind
+        self.problem = problem
+        super().__init__(
+            f"{kind}_id={safe_repr(value)} | {problem}. Use letters, digits, '-', '_' or '.' "
+            "(at most 128 bytes). Nothing was written."
+        )
+
+
+class InvalidPromptError(StrandslikeError, TypeError, ValueError):
+    """An agent's input is neither a valid prompt nor storable; nothing was appended and nothing ran.
+
+    A `TypeError` and a `ValueError`: Strands raises either for invalid input, depending on the shape.
+    """
+
+    code = "INVALID_PROMPT"
+
+
+class InvalidInterruptError(StrandslikeError, TypeError, ValueError):
+    """A hook or tool raised an interrupt with invalid details (name, message, kind, schema); nothing was recorded."""
+
+    code = "INVALID_INTERRUPT"
+
+
+class InvalidStateKeyError(StrandslikeError, ValueError):
+    """An `agent.state` key is not a non-empty string of valid Unicode (a `ValueError`, as in Strands)."""
+
+    code = "INVALID_STATE_KEY"
