@@ -7,6 +7,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .._event_loop import append_message, run_cycles
+from .._identifier import validate_id
 from .._streams import iterate_events
 from .._sync import run_sync
 from ..hooks.events import AfterInvocationEvent, AgentInitializedEvent, BeforeInvocationEvent
@@ -87,7 +88,8 @@ class Agent:
             conversation_manager: Trims the conversation after each invocation (default: a sliding window of 40
                 messages, as in Strands; `NullConversationManager` keeps everything).
             record_direct_tool_call: Whether ``agent.tool.name(...)`` calls are recorded in the history.
-            agent_id: Id under which sessions persist this agent (default ``"default"``).
+            agent_id: Id under which sessions persist this agent (default ``"default"``); validated at once (see
+                `strandslike._identifier`: no path separators, controls or invisible characters, at most 128 bytes).
             name: Display name (default ``"Strands Agents"``); node id in a Swarm.
             description: What the agent does, for orchestrators.
             state: Initial `agent.state` (JSON-serializable values only).
@@ -107,7 +109,7 @@ class Agent:
         self.model = resolve_model(model)
         self.messages: Messages = list(messages) if messages else []
         self.system_prompt = system_prompt
-        self.agent_id = agent_id or _DEFAULT_AGENT_ID
+        self.agent_id = _DEFAULT_AGENT_ID if agent_id is None else validate_id(agent_id, "agent")
         self.name = name or _DEFAULT_NAME
         self.description = description
         self.callback_handler = callback_handler

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 
+from .._identifier import validate_id
 from .._sync import run_sync
 from ..agent._prompt import is_interrupt_responses
 from ..agent.agent import Agent
@@ -48,7 +49,7 @@ class Orchestrator(MultiAgentBase):
     """A `MultiAgentBase` with hooks, an interrupt state, node execution and node persistence."""
 
     def _setup(self, orchestrator_id: str, hooks: Iterable[HookProvider] | None, session_manager: Any) -> None:
-        self.id = orchestrator_id
+        self.id = validate_id(orchestrator_id, type(self).__name__.lower())
         self.hooks = HookRegistry()
         self.session_manager = session_manager
         self._interrupt_state = _InterruptState()

@@ -21,6 +21,7 @@ from typing import Any, Literal, cast
 
 import anyio
 
+from .._identifier import validate_id
 from ..agent.agent import Agent
 from ..hooks.registry import HookProvider
 from ..types.content import ContentBlock
@@ -244,8 +245,12 @@ class GraphBuilder:
         return self
 
     def set_graph_id(self, graph_id: str) -> "GraphBuilder":
-        """Set the id session managers store the graph under."""
-        self._id = graph_id
+        """Set the id session managers store the graph under.
+
+        Raises:
+            InvalidIdError: The id could not name a session file (a `ValueError`; see `strandslike._identifier`).
+        """
+        self._id = validate_id(graph_id, "graph")
         return self
 
     def set_session_manager(self, session_manager: Any) -> "GraphBuilder":

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -98,10 +99,20 @@ def test_an_agent_with_a_bad_agent_id_is_refused_by_its_session_manager(
         )
 
 
-@pytest.mark.parametrize("empty", ["", None])
-def test_an_empty_agent_id_means_the_default_agent_as_in_strands(tmp_path: Path, empty: str | None) -> None:
-    agent = agent_on(FileSessionManager(SESSION, storage_dir=tmp_path), agent_id=empty)
+def test_no_agent_id_means_the_default_agent_as_in_strands(tmp_path: Path) -> None:
+    agent = agent_on(FileSessionManager(SESSION, storage_dir=tmp_path), agent_id=None)
     assert agent.agent_id == "default"
+
+
+def test_an_empty_agent_id_is_refused_not_silently_the_default(tmp_path: Path) -> None:
+    """Strands turns agent_id="" into "default", so two agents meant to be apart would share one record."""
+    storage = tmp_path / "storage"
+    manager = FileSessionManager(SESSION, storage_dir=storage)
+    with pytest.raises(ValueError, match=re.escape("agent_id='' | id cannot be empty")):
+        agent_on(manager, agent_id="")
+    assert not (storage / f"session_{SESSION}" / "agents").exists() or not any(
+        (storage / f"session_{SESSION}" / "agents").iterdir()
+    )
 
 
 @pytest.mark.parametrize("good", GOOD_IDS)
