@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any
 
-from .types.exceptions import NotJSONSerializableError
+from .types.exceptions import NotJSONSerializableError, safe_repr
 
 MAX_DEPTH = 100
 MAX_INT_DIGITS = 4000
@@ -57,7 +57,16 @@ def json_problem(value: Any, *, allow_bytes: bool = False) -> str | None:
                 return f"{_where(path)} is nested more than {MAX_DEPTH} levels deep"
             for key, child in item.items():
                 if type(key) is not str:
-                    return f"{_where(path)} has a key {key!r} of type {type(key).__name__}; object keys must be strings"
+                    shown = safe_repr(key)
+                    return f"{_where(path)} has a key {shown} of type {type(key).__name__}; object keys must be strings"
+                if not key.isascii():
+                    try:
+                        key.encode("utf-8")
+                    except UnicodeEncodeError as exc:
+                        return (
+                            f"{_where(path)} has a key that is not valid Unicode text (a lone surrogate at position "
+                            f"{exc.start})"
+                        )
                 stack.append((child, (path, key), depth + 1))
         elif isinstance(item, list | tuple):
             if depth >= MAX_DEPTH:

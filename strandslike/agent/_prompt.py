@@ -1,16 +1,25 @@
-"""Turning an invocation's input into the messages it appends."""
+"""Turning an invocation's input into the messages it appends, after checking that they are valid and storable."""
 
 from typing import Any
 
+from .._json import json_problem
 from ..types.content import ContentBlock, Message, Messages
+from ..types.exceptions import InvalidPromptError, safe_repr
+
+# Strands' content block keys (`strands.types.content.ContentBlock`); a block of a prompt needs one of them.
+CONTENT_BLOCK_KEYS = frozenset(ContentBlock.__annotations__) | {"audio"}
+_ROLES = ("user", "assistant")
+_SHAPES = "a string, a list of content blocks, a list of messages, a list of interruptResponse blocks, or None"
 
 
 def is_interrupt_responses(prompt: Any) -> bool:
-    """Return whether ``prompt`` is a non-empty list made only of ``interruptResponse`` blocks."""
-    return (
-        isinstance(prompt, list)
-        and bool(prompt)
-        and all(isinstance(block, dict) and "interruptResponse" in block for block in prompt)
+    """Return whether ``prompt`` is a list holding any ``interruptResponse`` block: a resume, well-formed or not.
+
+    A list that mixes interrupt responses with other content is a resume too (a malformed one): it is never sent to
+    the model as content.
+    """
+    return isinstance(prompt, list) and any(
+        isinstance(block, dict) and "interruptResponse" in block for block in prompt
     )
 
 
@@ -21,36 +30,31 @@ def dangling_tool_uses(messages: Messages) -> list[str]:
     return [block["toolUse"]["toolUseId"] for block in messages[-1]["content"] if "toolUse" in block]
 
 
+def initial_messages(messages: Messages | None) -> Messages:
+    """Return a copy of the conversation an agent is built with, after `check_messages`."""
+    if not messages:
+        return []
+    checked = list(messages)
+    check_messages(checked, "messages=")
+    return checked
+
+
 def prompt_to_messages(prompt: Any, history: Messages) -> Messages:
-    """Return the messages a new (non-resume) prompt appends.
+    """Return the messages a new (non-resume) prompt appends; check them before anything is appended.
 
     A trailing assistant tool use left without results (a crash, a timeout, an abandoned run) gets an error
     result ``"Tool was interrupted."`` in front of the new user content, so the history stays valid.
 
     Raises:
-        TypeError: The prompt is not a string, a list of content blocks, a list of messages or None.
+        InvalidPromptError: The prompt is not a string, a list of content blocks, a list of messages or None, or it
+            holds something no session could store (a lone surrogate, a non-string key, nesting past 100 levels...).
     """
+    messages = _messages(prompt)
+    check_messages(messages, "The prompt")
     repairs: list[ContentBlock] = [
         {"toolResult": {"toolUseId": tool_use_id, "status": "error", "content": [{"text": "Tool was interrupted."}]}}
         for tool_use_id in dangling_tool_uses(history)
     ]
-    messages: Messages
-    if prompt is None:
-        messages = []
-    elif isinstance(prompt, str):
-        messages = [{"role": "user", "content": [{"text": prompt}]}]
-    elif isinstance(prompt, list) and all(isinstance(item, dict) for item in prompt):
-        if prompt and all("role" in item for item in prompt):
-            messages = [dict(item) for item in prompt]  # type: ignore[misc]
-        elif all("role" not in item for item in prompt):
-            messages = [{"role": "user", "content": list(prompt)}] if prompt else []
-        else:
-            raise TypeError("A list prompt must hold either only messages or only content blocks, not a mix of both.")
-    else:
-        raise TypeError(
-            f"prompt_type={type(prompt)} | the prompt must be a string, a list of content blocks, a list of "
-            "messages, a list of interruptResponse blocks, or None"
-        )
     if repairs:
         if messages and messages[0]["role"] == "user":
             first: Message = {**messages[0], "content": repairs + list(messages[0]["content"])}
@@ -58,3 +62,72 @@ def prompt_to_messages(prompt: Any, history: Messages) -> Messages:
         else:
             messages = [{"role": "user", "content": repairs}, *messages]
     return messages
+
+
+def _messages(prompt: Any) -> Messages:
+    if prompt is None:
+        return []
+    if isinstance(prompt, str):
+        return [{"role": "user", "content": [{"text": prompt}]}]
+    if isinstance(prompt, list) and all(isinstance(item, dict) for item in prompt):
+        if prompt and all("role" in item for item in prompt):
+            return [dict(item) for item in prompt]  # type: ignore[misc]
+        if all("role" not in item for item in prompt):
+            for index, block in enumerate(prompt):
+                if not any(key in CONTENT_BLOCK_KEYS for key in block):
+                    raise InvalidPromptError(
+                        f"prompt[{index}]={safe_repr(block)} | a content block needs one of the keys "
+                        f"{', '.join(sorted(CONTENT_BLOCK_KEYS))}. Nothing was appended and nothing ran."
+                    )
+            return [{"role": "user", "content": list(prompt)}] if prompt else []
+        raise InvalidPromptError(
+            "A list prompt must hold either only messages or only content blocks, not a mix of both. "
+            "Nothing was appended and nothing ran."
+        )
+    raise InvalidPromptError(
+        f"prompt_type={type(prompt)} | the prompt must be {_SHAPES}. Nothing was appended and nothing ran."
+    )
+
+
+def check_messages(messages: Any, what: str) -> None:
+    """Raise `InvalidPromptError` unless ``messages`` are well-formed messages that every store can write.
+
+    A message is an object with ``role`` ``"user"`` or ``"assistant"`` and a list of content blocks (objects);
+    everything in it must pass the stores' strict JSON check (`strandslike._json`), bytes included as stores
+    encode them. A session restore refuses a message that breaks these rules, so one must never be appended.
+
+    Args:
+        messages: The messages to check.
+        what: What they are, for the message (``"The prompt"``, ``"messages="``).
+    """
+    if not isinstance(messages, list):
+        raise InvalidPromptError(f"{what} must be a list of messages, got {type(messages).__name__}.")
+    for index, message in enumerate(messages):
+        problem = _message_problem(message)
+        if problem is not None:
+            raise InvalidPromptError(
+                f"{what}: message {index} {problem}. A message is an object with role 'user' or 'assistant' and a "
+                "list of content blocks. Nothing was appended and nothing ran."
+            )
+    problem = json_problem(messages, allow_bytes=True)
+    if problem is not None:
+        raise InvalidPromptError(
+            f"{what} cannot be stored: {problem.replace('the value', 'the messages', 1)}. Use valid Unicode text, "
+            "objects with string keys, finite numbers and at most 100 levels of nesting. "
+            "Nothing was appended and nothing ran."
+        )
+
+
+def _message_problem(message: Any) -> str | None:
+    if not isinstance(message, dict):
+        return f"is of type {type(message).__name__}, not an object"
+    role = message.get("role")
+    if not isinstance(role, str) or role not in _ROLES:
+        return f"has role {safe_repr(role)}"
+    content = message.get("content")
+    if not isinstance(content, list):
+        return f"has content of type {type(content).__name__}, not a list"
+    for position, block in enumerate(content):
+        if not isinstance(block, dict):
+            return f"has content block {position} of type {type(block).__name__}, not an object"
+    return None

@@ -48,15 +48,17 @@ class AgentResumeChecks:
 def replayed_result(agent: "Agent", prompt: Any) -> AgentResult | None:
     """Return a result for a resume that repeats answers already applied and completed, without running anything.
 
-    Returns None when the resume names no resolved interrupt (the caller then reports that the agent is not
-    interrupted).
+    Returns None when the resume is malformed or names no resolved interrupt (the caller then reports that the agent
+    is not interrupted).
 
     Raises:
         UnknownInterruptError: The resume mixes resolved interrupts with ids the agent never raised.
         InterruptAlreadyAnsweredError: The resume names resolved interrupts but changes their answers.
     """
     state = agent._interrupt_state
-    ids = [block["interruptResponse"]["interruptId"] for block in prompt]
+    ids = state.resume_ids(prompt)
+    if ids is None:
+        return None
     known = [interrupt_id for interrupt_id in ids if interrupt_id in state.resolved]
     if not known:
         return None

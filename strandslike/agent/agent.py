@@ -24,7 +24,7 @@ from ..types.content import Message, Messages
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ._metrics import EventLoopMetrics
 from ._model_setup import DEFAULT_RETRY_STRATEGY, resolve_model, resolve_retry_strategy
-from ._prompt import dangling_tool_uses, is_interrupt_responses, prompt_to_messages
+from ._prompt import dangling_tool_uses, initial_messages, is_interrupt_responses, prompt_to_messages
 from ._resume import AgentResumeChecks, replayed_result
 from ._retry import ModelRetryStrategy
 from ._structured import finish_structured_output, start_structured_output, structured_output_async
@@ -107,7 +107,7 @@ class Agent:
                 backoff from 4 to 240 seconds); None turns retries off.
         """
         self.model = resolve_model(model)
-        self.messages: Messages = list(messages) if messages else []
+        self.messages: Messages = initial_messages(messages)
         self.system_prompt = system_prompt
         self.agent_id = _DEFAULT_AGENT_ID if agent_id is None else validate_id(agent_id, "agent")
         self.name = name or _DEFAULT_NAME
@@ -230,6 +230,8 @@ class Agent:
             PendingInterruptsError: The agent is interrupted and ``prompt`` is not interrupt responses.
             UnknownInterruptError: A response names an unknown interrupt id.
             NotInterruptedError: Interrupt responses were given but the agent is not interrupted.
+            InvalidPromptError: ``prompt`` is not a valid prompt, or holds something no session could store.
+            InterruptError: Any other refused resume (each with a stable ``code``); nothing was applied.
             ModelNotConfiguredError: The agent has no model.
             StructuredOutputValidationError: The model's structured output kept failing validation.
         """

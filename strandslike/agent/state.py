@@ -3,7 +3,8 @@
 import copy
 from typing import Any
 
-from .._json import ensure_json_serializable
+from .._json import ensure_json_serializable, json_problem
+from ..types.exceptions import InvalidStateKeyError, safe_repr
 
 
 class AgentState:
@@ -32,11 +33,14 @@ class AgentState:
         """Store ``value`` under ``key``.
 
         Raises:
-            ValueError: ``key`` is not a non-empty string.
-            NotJSONSerializableError: ``value`` cannot be persisted as JSON (a `TypeError`).
+            InvalidStateKeyError: ``key`` is not a non-empty string of valid Unicode (a `ValueError`).
+            NotJSONSerializableError: ``value`` cannot be persisted as JSON (a `TypeError` and a `ValueError`).
         """
-        if not isinstance(key, str) or not key:
-            raise ValueError(f"Key must be a non-empty string, got {key!r}")
+        problem = _key_problem(key)
+        if problem is not None:
+            raise InvalidStateKeyError(
+                f"Key must be a non-empty string of valid Unicode, got {safe_repr(key)} ({problem})"
+            )
         ensure_json_serializable(value, f"The agent.state value for {key!r}")
         self._state[key] = copy.deepcopy(value)
         self._version += 1
@@ -58,3 +62,11 @@ class AgentState:
 
     def __repr__(self) -> str:
         return f"AgentState({self._state!r})"
+
+
+def _key_problem(key: Any) -> str | None:
+    if not isinstance(key, str):
+        return f"a {type(key).__name__}"
+    if not key:
+        return "empty"
+    return json_problem(key)

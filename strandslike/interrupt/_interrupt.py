@@ -65,6 +65,8 @@ class Interrupt:
     action: ResumeAction | None = field(default=None, repr=False, compare=False, kw_only=True)
     edited_input: dict[str, Any] | None = field(default=None, repr=False, compare=False, kw_only=True)
     restart_metadata: Any = field(default=None, repr=False, compare=False, kw_only=True)
+    # ``module:qualname`` of the raiser's response_type, to run its validators on answers after a restore.
+    response_type: str | None = field(default=None, repr=False, compare=False, kw_only=True)
     # Whether the raiser gave any of the optional details; plain Strands interrupts keep Strands' four keys.
     rich: bool = field(default=False, repr=False, compare=False, kw_only=True)
 
@@ -114,6 +116,7 @@ class Interrupt:
             "edited_input": self.edited_input,
             "restart_metadata": self.restart_metadata,
             "rich": self.rich,
+            "response_type": self.response_type,
         }
 
     @classmethod
@@ -131,6 +134,7 @@ class Interrupt:
             "edited_input",
             "restart_metadata",
             "rich",
+            "response_type",
         ):
             if key in data:
                 setattr(interrupt, key, data[key])

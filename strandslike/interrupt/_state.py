@@ -10,12 +10,13 @@ from typing import Any, Protocol
 from .._json import ensure_json_serializable
 from .._schema import first_schema_error
 from ..types.content import Message
-from ..types.exceptions import NotJSONSerializableError, SessionException
+from ..types.exceptions import NotJSONSerializableError, SessionException, safe_repr
 from ..types.tools import ToolResult, ToolUse
 from ._errors import (
     DuplicateInterruptResponseError,
     EditsNotAllowedError,
     InterruptAlreadyAnsweredError,
+    InterruptError,
     InterruptExpiredError,
     InvalidPayloadError,
     InvalidResumeError,
@@ -28,6 +29,7 @@ from ._errors import (
     UnknownInterruptError,
 )
 from ._interrupt import Interrupt, InterruptException, ResumeAction
+from ._response_types import restored_validator
 
 _ACTIONS = ("resume", "respond", "restart", "cancel")
 _RESOLVED_LIMIT = 1000
@@ -61,6 +63,7 @@ class InterruptSpec:
     session_id: str | None = None
     source: str | None = None
     rich: bool = False
+    response_type: str | None = None
 
 
 @dataclass
@@ -216,6 +219,7 @@ class _InterruptState:
     def _create(self, interrupt_id: str, name: str, reason: Any, response: Any, spec: InterruptSpec) -> Interrupt:
         ensure_json_serializable(reason, f"The reason of interrupt {name!r}")
         ensure_json_serializable(spec.metadata, f"The metadata of interrupt {name!r}")
+        ensure_json_serializable(spec.response_schema, f"The response schema of interrupt {name!r}")
         if response is not None:
             ensure_json_serializable(response, f"The response of interrupt {name!r}")
         interrupt = Interrupt(
@@ -234,6 +238,7 @@ class _InterruptState:
             session_id=spec.session_id,
             source=spec.source,
             rich=spec.rich,
+            response_type=spec.response_type,
         )
         self.interrupts[interrupt_id] = interrupt
         self.record(interrupt, "raised", by=spec.source, reason=reason)
@@ -286,6 +291,9 @@ class _InterruptState:
                 raise DuplicateInterruptResponseError(interrupt_id)
             seen.add(interrupt_id)
             answer = _parse_body(body)
+            # Before anything looks at the values (comparing them below encodes them): whatever a resume carries
+            # must be storable by every store, or a session could be left unwritable or unreadable for good.
+            _check_storable(interrupt_id, interrupt.name, answer)
             if interrupt.answered:
                 if (answer.action, _canonical(answer.response)) == (
                     interrupt.action or "resume",
@@ -311,15 +319,12 @@ class _InterruptState:
             raise SessionMismatchError(interrupt_id, given_session, interrupt.session_id or expected_session)
         if interrupt.expired and answer.action != "cancel":
             raise InterruptExpiredError(interrupt_id, interrupt.expires_at or "")
-        try:
-            ensure_json_serializable(answer.response, f"The response to interrupt {interrupt.name!r}")
-            ensure_json_serializable(answer.metadata, f"The restart metadata of interrupt {interrupt.name!r}")
-            ensure_json_serializable(answer.edited_input, f"The edited input of interrupt {interrupt.name!r}")
-        except NotJSONSerializableError as exc:
-            raise NotJSONPayloadError(interrupt_id, str(exc)) from None
         if answer.action == "resume" and interrupt.response_schema is not None:
             _validate_schema(interrupt_id, interrupt.response_schema, answer.response)
         validate = self._validators.get(interrupt_id)
+        if validate is None and answer.action == "resume" and interrupt.response_type is not None:
+            # Restored, and the raiser has not run in this process: find its type again (never imports anything).
+            validate = restored_validator(interrupt.response_type, interrupt.response_schema)
         if answer.action == "resume" and validate is not None:
             try:
                 validate(answer.response)
@@ -357,21 +362,27 @@ class _InterruptState:
             self.record(interrupt, "answered", **details)
         self._version += 1
 
+    def resume_ids(self, prompt: Any) -> list[str] | None:
+        """Return the interrupt ids a well-formed resume answers, in order, or None if ``prompt`` is not one."""
+        try:
+            return [body["interruptId"] for body in _bodies(prompt)]
+        except InterruptError:
+            return None
+
     def is_replay(self, prompt: Any) -> bool:
         """Whether ``prompt`` repeats answers that were already applied and completed (safe to ignore)."""
         try:
-            bodies = list(_bodies(prompt))
-        except (PendingInterruptsError, InvalidResumeError):
+            bodies = _bodies(prompt)
+            parsed = [(body["interruptId"], _parse_body(body)) for body in bodies]
+            for interrupt_id, answer in parsed:
+                _check_storable(interrupt_id, interrupt_id, answer)
+        except InterruptError:
             return False
-        if not bodies:
+        if not parsed:
             return False
-        for body in bodies:
-            try:
-                answer = _parse_body(body)
-            except InvalidResumeError:
-                return False
+        for interrupt_id, answer in parsed:
             key = _answer_key(answer.action, answer.response, answer.edited_input, answer.metadata)
-            if self.resolved.get(body["interruptId"]) != key:
+            if self.resolved.get(interrupt_id) != key:
                 return False
         return True
 
@@ -446,7 +457,16 @@ class _InterruptState:
         return state
 
 
+_BODY_KEYS = ("interruptId", "response", "action", "input", "metadata", "sessionId")
+
+
 def _bodies(prompt: Any) -> list[dict[str, Any]]:
+    """Return the bodies of a resume's ``interruptResponse`` blocks, after checking the shape of every block.
+
+    Raises:
+        PendingInterruptsError: ``prompt`` is not a list of ``interruptResponse`` blocks.
+        InvalidResumeError: A block's body is malformed.
+    """
     if not isinstance(prompt, list):
         raise PendingInterruptsError(
             f"prompt_type={type(prompt)} | must resume from interrupt with list of interruptResponse's"
@@ -454,25 +474,67 @@ def _bodies(prompt: Any) -> list[dict[str, Any]]:
     bodies = []
     for block in prompt:
         if type(block) is not dict or len(block) != 1 or "interruptResponse" not in block:
-            other = {key for item in prompt if isinstance(item, dict) for key in item} - {"interruptResponse"}
             raise PendingInterruptsError(
-                f"content_types=<{sorted(other)}> | must resume from interrupt with list of interruptResponse's"
+                f"content_types=<{_content_types(prompt)}> | must resume from interrupt with list of "
+                "interruptResponse's"
             )
         body = block["interruptResponse"]
-        if not isinstance(body, dict) or not isinstance(body.get("interruptId"), str) or "response" not in body:
+        problem = _body_problem(body)
+        if problem is not None:
             raise InvalidResumeError(
-                f"interruptResponse={body!r} | each interruptResponse must be a dict with a string 'interruptId' "
-                "and a 'response' (which may be null). Nothing was applied."
+                f"interruptResponse={safe_repr(body)} | {problem}: each interruptResponse must be a dict with a "
+                "string 'interruptId' and a 'response' (which may be null), and may have 'action', 'input', "
+                "'metadata' and 'sessionId' (the Interrupt's resume(), respond(), restart() and cancel() build "
+                "one). Nothing was applied."
             )
         bodies.append(body)
     return bodies
 
 
+def _body_problem(body: Any) -> str | None:
+    if not isinstance(body, dict):
+        return f"it is of type {type(body).__name__}, not an object"
+    interrupt_id = body.get("interruptId")
+    if not isinstance(interrupt_id, str) or not interrupt_id:
+        return f"'interruptId' must be a non-empty string, got {_type_of(interrupt_id)}"
+    if "response" not in body:
+        return "'response' is missing"
+    unknown = [key for key in body if key not in _BODY_KEYS]
+    if unknown:
+        # A misspelt key ('acton': 'cancel') must not be ignored: the answer would mean something else.
+        return f"unknown key {safe_repr(unknown[0])}"
+    session_id = body.get("sessionId")
+    if session_id is not None and not isinstance(session_id, str):
+        return f"'sessionId' must be a string, got {_type_of(session_id)}"
+    return None
+
+
+def _type_of(value: Any) -> str:
+    return "nothing" if value is None else f"{safe_repr(value)} ({type(value).__name__})"
+
+
+def _content_types(prompt: list[Any]) -> str:
+    keys: list[str] = []
+    for item in prompt:
+        if isinstance(item, dict):
+            keys.extend(key if isinstance(key, str) else safe_repr(key) for key in item if key != "interruptResponse")
+        else:
+            keys.append(f"<{type(item).__name__}>")
+        if len(keys) > 10:
+            break
+    return safe_repr(sorted(set(keys)))
+
+
 def _parse_body(body: dict[str, Any]) -> ParsedAnswer:
+    """Return the answer a well-formed body (see `_bodies`) carries.
+
+    Raises:
+        InvalidResumeError: The action is unknown, or edited input is given without ``restart`` or is not an object.
+    """
     action = body.get("action", "resume")
-    if action not in _ACTIONS:
+    if not isinstance(action, str) or action not in _ACTIONS:
         raise InvalidResumeError(
-            f"action={action!r} | the action of an interruptResponse must be one of {', '.join(_ACTIONS)}. "
+            f"action={safe_repr(action)} | the action of an interruptResponse must be one of {', '.join(_ACTIONS)}. "
             "Nothing was applied."
         )
     edited = body.get("input")
@@ -481,7 +543,21 @@ def _parse_body(body: dict[str, Any]) -> ParsedAnswer:
             "input= is only accepted with action 'restart', as a JSON object of the tool's arguments. "
             "Nothing was applied."
         )
-    return ParsedAnswer(action, body["response"], edited, body.get("metadata"))
+    return ParsedAnswer(action, body["response"], edited, body.get("metadata"))  # type: ignore[arg-type]
+
+
+def _check_storable(interrupt_id: str, name: str, answer: ParsedAnswer) -> None:
+    """Refuse an answer that the stores could not write, or not read back equal (`strandslike._json`).
+
+    Raises:
+        NotJSONPayloadError: The response, the edited input or the metadata cannot be stored.
+    """
+    try:
+        ensure_json_serializable(answer.response, f"The response to interrupt {name!r}")
+        ensure_json_serializable(answer.metadata, f"The restart metadata of interrupt {name!r}")
+        ensure_json_serializable(answer.edited_input, f"The edited input of interrupt {name!r}")
+    except NotJSONSerializableError as exc:
+        raise NotJSONPayloadError(interrupt_id, str(exc)) from None
 
 
 def _canonical(value: Any) -> str:

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from typing_extensions import TypedDict
 
+from .._json import json_problem
+from .exceptions import InvalidInterruptError, safe_repr
+
 if TYPE_CHECKING:
     from ..interrupt._state import InterruptSpec, _InterruptState
 
@@ -82,11 +85,15 @@ class _Interruptible:
 
         Raises:
             InterruptException: No answer yet; the framework catches it and pauses the run.
-            ValueError: ``kind`` is not a core value nor namespaced as ``<framework>:<name>``.
+            InvalidInterruptError: ``name``, ``message``, ``metadata``, ``expires_in`` or ``allow_edits`` has the
+                wrong type, ``response_type`` is not a type pydantic can validate, or ``kind`` is not a core value
+                nor namespaced as ``<framework>:<name>`` (a `TypeError` and a `ValueError`).
+            NotJSONSerializableError: ``reason``, ``response`` or ``metadata`` cannot be stored.
         """
+        _check_details(name, message, expires_in, allow_edits, metadata)
         state = self._interrupt_state()
         interrupt_id = self._interrupt_id(name)
-        validate = _adapter(response_type).validate_python if response_type is not None else None
+        validate = _validator(response_type) if response_type is not None else None
         existing = state.interrupts.get(interrupt_id)
         if existing is not None:  # raised before (now answered, or still open): its details are already recorded
             answer = state.interrupt(interrupt_id, name, reason, response, validate=validate)
@@ -138,6 +145,7 @@ class _Interruptible:
             spec.fingerprint = call_fingerprint(model_call["name"], model_call["input"])
         if response_type is not None:
             spec.response_schema = _adapter(response_type).json_schema()
+            spec.response_type = _type_ref(response_type)
         if expires_in is not None:
             delta = expires_in if isinstance(expires_in, timedelta) else timedelta(seconds=expires_in)
             spec.expires_at = (datetime.now(UTC) + delta).isoformat()
@@ -186,12 +194,53 @@ def _late_imports() -> tuple[Any, Any, Any]:
     return InterruptSpec, call_fingerprint, MODEL_CALL
 
 
-def _check_kind(kind: str | None) -> str | None:
+def _type_ref(response_type: Any) -> str | None:
+    from ..interrupt._response_types import type_ref
+
+    return type_ref(response_type)
+
+
+def _check_details(name: Any, message: Any, expires_in: Any, allow_edits: Any, metadata: Any) -> None:
+    """Refuse details of the wrong type before anything is recorded (a bad one would fail later, in a store)."""
+    problem = None
+    if not isinstance(name, str) or json_problem(name) is not None:
+        problem = f"name={safe_repr(name)} | the name of an interrupt must be a string of valid Unicode"
+    elif message is not None and (not isinstance(message, str) or json_problem(message) is not None):
+        problem = f"message={safe_repr(message)} | the message of an interrupt must be a string of valid Unicode"
+    elif metadata is not None and not isinstance(metadata, dict):
+        problem = f"metadata={safe_repr(metadata)} | the metadata of an interrupt must be a dict"
+    elif expires_in is not None and (
+        isinstance(expires_in, bool) or not isinstance(expires_in, int | float | timedelta)
+    ):
+        problem = f"expires_in={safe_repr(expires_in)} | must be a number of seconds or a timedelta"
+    elif not isinstance(allow_edits, bool):
+        problem = f"allow_edits={safe_repr(allow_edits)} | must be True or False"
+    if problem is not None:
+        raise InvalidInterruptError(f"{problem}. Nothing was recorded.")
+
+
+def _validator(response_type: Any) -> Any:
+    try:
+        return _adapter(response_type).validate_python
+    except Exception as exc:  # pydantic refuses the type: say so as the interrupt's error
+        raise InvalidInterruptError(
+            f"response_type={safe_repr(response_type)} | pydantic cannot validate this type "
+            f"({type(exc).__name__}: {exc}). Pass a pydantic model or a type such as int, str or list[str]."
+        ) from exc
+
+
+def _check_kind(kind: Any) -> str | None:
     if kind is None or kind in _CORE_KINDS:
-        return kind
-    if ":" not in kind or kind.startswith(("core:", ":")) or kind.endswith(":"):
-        raise ValueError(
-            f"kind={kind!r} | must be one of {', '.join(_CORE_KINDS)} or a namespaced custom reason such as "
+        return kind  # type: ignore[no-any-return]
+    if (
+        not isinstance(kind, str)
+        or ":" not in kind
+        or kind.startswith(("core:", ":"))
+        or kind.endswith(":")
+        or json_problem(kind) is not None
+    ):
+        raise InvalidInterruptError(
+            f"kind={safe_repr(kind)} | must be one of {', '.join(_CORE_KINDS)} or a namespaced custom reason such as "
             "'myapp:database_change' (the 'core:' prefix is reserved)"
         )
     return kind

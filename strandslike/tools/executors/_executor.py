@@ -15,6 +15,7 @@ from ...hooks.events import AfterToolCallEvent, BeforeToolCallEvent
 from ...interrupt import Interrupt, InterruptError, InterruptException
 from ...types.tools import MODEL_CALL, RESTART, AgentTool, RestartInfo, ToolResult, ToolUse
 from .._result import ToolResultEvent
+from .._result_check import storable_result
 
 if TYPE_CHECKING:
     from ...agent.agent import Agent
@@ -234,6 +235,7 @@ async def _call(
 
 
 def _finish(result: ToolResult, tool_use_id: str) -> ToolResult:
+    result = storable_result(result, tool_use_id)  # a result no session could store must not wedge the session
     if result.get("toolUseId") != tool_use_id:
         result = {**result, "toolUseId": tool_use_id}
     return result
