@@ -8,9 +8,9 @@ import argparse
 import sys
 
 from ..session.file_session_manager import default_storage_dir
-from ..types.exceptions import SessionCorruptError
+from ..types.exceptions import InvalidIdError, SessionCorruptError, StrandslikeError
 from . import import_strands, resume, sessions
-from ._common import EXIT_USAGE, CliError, err
+from ._common import EXIT_FAILURE, EXIT_USAGE, CliError, err
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,9 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         err(f"error: {exc}")
         return exc.exit_code
-    except SessionCorruptError as exc:
+    except (SessionCorruptError, InvalidIdError) as exc:
         err(f"error: {exc}")
         return EXIT_USAGE
+    except StrandslikeError as exc:  # any other typed refusal: one line, never a traceback
+        err(f"error: {exc}")
+        return EXIT_FAILURE
     return code
 
 

@@ -12,10 +12,11 @@ import json
 import shlex
 from typing import Any
 
+from .._json import json_problem
 from ..agent import Agent, AgentResult
 from ..interrupt import InterruptError
 from ..session.file_session_manager import FileSessionManager
-from ..types.exceptions import SessionConflictError
+from ..types.exceptions import SessionConflictError, safe_repr
 from ..types.interrupt import InterruptResponseContent
 from . import _common as common
 from ._common import EXIT_USAGE, CliError, err, out
@@ -57,7 +58,7 @@ def parse_responses(values: list[str]) -> list[InterruptResponseContent]:
     """Turn ``ID=JSON`` arguments into ``interruptResponse`` blocks.
 
     Raises:
-        CliError: An argument has no ``=`` or its value is not valid JSON (exit code 2).
+        CliError: An argument has no ``=``, or its value is not valid JSON or not storable (exit code 2).
     """
     blocks: list[InterruptResponseContent] = []
     for value in values:
@@ -66,15 +67,27 @@ def parse_responses(values: list[str]) -> list[InterruptResponseContent]:
             raise CliError(f"--response {value!r}: expected INTERRUPT_ID=JSON, e.g. --response ID='\"y\"'", EXIT_USAGE)
         try:
             answer = json.loads(raw)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, an over-long integer, deep nesting
+            if isinstance(exc, json.JSONDecodeError) and len(raw) <= 200:
+                hint = (
+                    f" ({exc.msg}). Answers are JSON values: quote a string twice, once for JSON and once for the "
+                    f"shell: --response {shlex.quote(interrupt_id)}={shlex.quote(json.dumps(raw))}"
+                )
+            else:
+                hint = f" ({str(exc).split(':')[0]})"
+            raise CliError(f"--response {_short(value)}: the answer is not valid JSON{hint}", EXIT_USAGE) from None
+        problem = json_problem(answer)
+        if problem is not None:
             raise CliError(
-                f"--response {value!r}: the answer {raw!r} is not valid JSON ({exc.msg}). Answers are JSON values: "
-                "quote a string twice, once for JSON and once for the shell: "
-                f"--response {shlex.quote(interrupt_id)}={shlex.quote(json.dumps(raw))}",
+                f"--response {_short(value)}: the answer cannot be stored ({problem}); nothing was sent to the agent",
                 EXIT_USAGE,
-            ) from None
+            )
         blocks.append({"interruptResponse": {"interruptId": interrupt_id, "response": answer}})
     return blocks
+
+
+def _short(text: str) -> str:
+    return safe_repr(text)
 
 
 def load_factory(spec: str) -> Any:

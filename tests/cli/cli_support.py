@@ -138,3 +138,8 @@ def run_cli(*args: str, cwd: Path | None = None, **kwargs: Any) -> subprocess.Co
         check=False,
         **kwargs,
     )
+
+
+def build_with_bad_agent_id(session_manager: FileSessionManager) -> Agent:
+    """A factory whose agent id could not name a file: a right-to-left override in it."""
+    return Agent(model=ScriptedModel([]), agent_id="a\u202eb", session_manager=session_manager)
