@@ -27,6 +27,8 @@ MAX_DELAY = 240
 class InvalidRetryStrategyError(StrandslikeError, ValueError):
     """A retry strategy was configured with values it cannot work with."""
 
+    code = "INVALID_RETRY_STRATEGY"
+
 
 class ModelRetryStrategy(HookProvider):
     """Retry model calls that fail with a retryable exception, waiting longer after each failure.

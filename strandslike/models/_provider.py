@@ -11,6 +11,8 @@ from ..types.exceptions import ProviderNotInstalledError, StrandslikeError
 class InvalidModelConfigError(StrandslikeError, ValueError):
     """A model provider was given configuration keys it does not know."""
 
+    code = "INVALID_MODEL_CONFIG"
+
     def __init__(self, provider: str, invalid: Iterable[str], valid: Iterable[str]) -> None:
         self.invalid = sorted(invalid)
         super().__init__(

@@ -73,6 +73,8 @@ class ScriptedRequest:
 class ScriptExhaustedError(StrandslikeError, RuntimeError):
     """A `ScriptedModel` was called more times than it has turns."""
 
+    code = "SCRIPT_EXHAUSTED"
+
     def __init__(self, turns: int, request_number: int, last_message: str) -> None:
         self.turns = turns
         self.request_number = request_number

@@ -66,6 +66,8 @@ class StructuredOutputException(Exception):
 class StructuredOutputValidationError(StrandslikeError, StructuredOutputException):
     """The model's structured output failed validation more times than allowed."""
 
+    code = "STRUCTURED_OUTPUT_INVALID"
+
     def __init__(self, output_model: str, attempts: int, detail: str) -> None:
         self.output_model = output_model
         self.attempts = attempts
@@ -79,6 +81,8 @@ class StructuredOutputValidationError(StrandslikeError, StructuredOutputExceptio
 
 class ProviderNotInstalledError(StrandslikeError, ImportError):
     """A model provider's SDK is not installed."""
+
+    code = "PROVIDER_NOT_INSTALLED"
 
     def __init__(self, provider: str, package: str, extra: str) -> None:
         self.provider = provider

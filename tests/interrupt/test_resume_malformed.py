@@ -300,6 +300,10 @@ def _all_subclasses(cls: type) -> set[type]:
 # Errors a caller of an agent or orchestrator may have to act on; each has its own code, listed in the README.
 LISTED = {
     "InvalidIdError",
+    "InvalidModelConfigError",
+    "InvalidRetryStrategyError",
+    "ProviderNotInstalledError",
+    "StructuredOutputValidationError",
     "InvalidInterruptError",
     "InvalidPromptError",
     "InvalidStateKeyError",
@@ -314,6 +318,7 @@ LISTED = {
 def test_every_error_has_a_stable_code_and_the_readme_lists_them() -> None:
     import strandslike.cli  # load every error class
     import strandslike.interrupt
+    import strandslike.models
     import strandslike.protocol.agui
     import strandslike.session
 
@@ -322,6 +327,8 @@ def test_every_error_has_a_stable_code_and_the_readme_lists_them() -> None:
     interrupt_errors = _all_subclasses(strandslike.interrupt.InterruptError)
     for error in _all_subclasses(StrandslikeError):
         assert re.fullmatch(r"[A-Z][A-Z_]+", error.code), (error, error.code)
+        if error.__module__ == "strandslike.types.exceptions":
+            assert error.code != "STRANDSLIKE_ERROR", f"{error.__name__} has no code of its own"
         if error in interrupt_errors or error.__name__ in LISTED:
             assert error.code != "STRANDSLIKE_ERROR", f"{error.__name__} has no code of its own"
             assert f"`{error.code}`" in section, f"the README does not list {error.code} ({error.__name__})"
