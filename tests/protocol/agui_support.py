@@ -35,16 +35,25 @@ SENT: list[dict[str, Any]] = []  # every email the send_email tool really sent, 
 
 
 class LiveServer:
-    """`create_app(factory)` served by uvicorn on ``127.0.0.1`` and a free port, for the ``with`` block."""
+    """`create_app(factory)` served by uvicorn on ``127.0.0.1`` and a free port, for the ``with`` block.
 
-    def __init__(self, factory: Callable[..., Any], storage_dir: Path) -> None:
+    ``options`` go to `create_app` (``token``, ``cors_origins``, ``max_body_bytes``). `requests_done` counts the
+    POST requests the app has completely handled (the run ended and the session was released), and `wait_done`
+    waits for a number of them: a test that drops a connection learns when the server finished the run.
+    """
+
+    def __init__(self, factory: Callable[..., Any], storage_dir: Path, **options: Any) -> None:
+        self.app = create_app(factory, storage_dir=storage_dir, **options)
+        self.requests_done = 0
+        self._done = threading.Condition()
         config = uvicorn.Config(
-            create_app(factory, storage_dir=storage_dir),
+            self._counting_app,
             host="127.0.0.1",
             port=0,
             log_level="warning",
             log_config=None,
             lifespan="off",
+            interface="asgi3",
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="agui-test-server", daemon=True)
@@ -64,6 +73,21 @@ class LiveServer:
     def __exit__(self, *exc_info: object) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
+
+    async def _counting_app(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            if scope["type"] == "http" and scope["method"] == "POST":
+                with self._done:
+                    self.requests_done += 1
+                    self._done.notify_all()
+
+    def wait_done(self, count: int, timeout: float = 30) -> None:
+        """Block until ``count`` POST requests were completely handled."""
+        with self._done:
+            if not self._done.wait_for(lambda: self.requests_done >= count, timeout):
+                raise AssertionError(f"only {self.requests_done} of {count} requests finished")
 
 
 # -- the client ---------------------------------------------------------------------------------------------------

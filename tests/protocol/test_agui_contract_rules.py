@@ -125,11 +125,12 @@ async def test_rule_4_a_new_message_without_resume_is_refused(server):
     await assert_resumes(thread, interrupt)
 
 
-async def test_rule_4_a_run_without_resume_or_input_is_refused(server):
+async def test_rule_4_a_run_without_resume_or_input_reports_the_same_interrupts(server):
+    # No new input is not input that rule 4 refuses: it is a client loading the thread (see test_agui_reconnect).
     thread, interrupt = await paused_thread(server, "thread-pending-2")
 
-    (await thread.run()).assert_error("PENDING_INTERRUPTS")
-    (await thread.run(resume=[])).assert_error("PENDING_INTERRUPTS")
+    assert (await thread.run()).interrupts == [interrupt]
+    assert (await thread.run(resume=[])).interrupts == [interrupt]
 
     await assert_resumes(thread, interrupt)
 
@@ -196,8 +197,11 @@ async def test_rule_5_a_resume_that_failed_half_way_can_be_sent_again(tmp_path):
         assert "hook crashed" in failed.assert_error("AGENT_ERROR")["message"]
         assert SENT == []
         # The answer was applied before the failure: the thread still waits, for the same resume.
-        pending = await thread.run()
+        pending = await thread.send("something else")
         assert "send the same resume again" in pending.assert_error("PENDING_INTERRUPTS")["message"]
+        thread.messages.pop()
+        [reported] = (await thread.run()).interrupts
+        assert reported["metadata"]["answered"] == {"status": "resolved", "payload": APPROVE}
         await assert_resumes(thread, interrupt)
 
 

@@ -33,7 +33,7 @@ def node_or_skip() -> str:
     return node
 
 
-def test_the_official_client_sends_gets_the_interrupt_resumes_and_succeeds(tmp_path):
+def test_the_official_client_sends_gets_the_interrupt_reloads_resumes_and_succeeds(tmp_path):
     node = node_or_skip()
     with LiveServer(session_agent, tmp_path) as server:
         completed = subprocess.run(
@@ -59,6 +59,14 @@ def test_the_official_client_sends_gets_the_interrupt_resumes_and_succeeds(tmp_p
     assert interrupt["toolCallId"] == "tooluse_2"
     assert interrupt["metadata"]["name"] == "myapp-approval"
     assert "pending interrupt" in summary["clientRefusal"]
+
+    # The reloaded client got the same interrupts back, in full, from a run with no new input; nothing ran.
+    reload = summary["reload"]
+    assert reload["error"] is None
+    assert reload["outcome"] == "interrupt"
+    assert reload["events"] == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert summary["reloadedPending"] == summary["pending"]
+    assert summary["reloadedMessages"] == summary["firstMessages"]
     assert summary["resume"] == [{"interruptId": interrupt["id"], "status": "resolved", "payload": "y"}]
 
     second = summary["second"]

@@ -15,8 +15,15 @@ How it maps AG-UI onto strandslike:
 - **Input.** The prompt is the last user message the session does not have yet (text only); the conversation the
   agent continues is the session's, not the client's copy. ``RunAgentInput.state`` is ignored: ``agent.state``
   lives on the server, where hooks rely on it (a client could otherwise grant itself trust), and is reported with
-  ``STATE_SNAPSHOT``. ``tools``, ``context`` and ``forwardedProps`` are ignored too. A run with no new message
-  and no resume runs nothing and reports the thread (snapshots, then success): a client loading its history.
+  ``STATE_SNAPSHOT``. ``tools``, ``context`` and ``forwardedProps`` are ignored too.
+- **Reconnecting.** A run with no new message and no resume (an empty ``resume`` counts as none) runs nothing
+  and reports the thread: ``STATE_SNAPSHOT``, ``MESSAGES_SNAPSHOT``, then ``RUN_FINISHED``. On a thread that
+  waits on interrupts its outcome is ``interrupt`` with the same interrupts, in full (reason, message,
+  responseSchema, toolCallId, expiresAt, metadata), so a client that lost the stream or reloaded the page shows
+  the pending approvals again and answers them; otherwise it is ``success``. Rule 4 refuses only new input: a new
+  user message on a waiting thread gets ``RUN_ERROR`` ``PENDING_INTERRUPTS``. If a run applied the answers but
+  stopped before it finished (a failing hook, a crash), the report lists those interrupts with the answer given
+  in ``metadata.answered`` (``{"status": ..., "payload": ...}``): send it again to finish the run.
 - **Resumes.** ``resolved`` + payload → ``interrupt.resume(payload)``; a payload with ``editedArgs`` (unless
   ``approved`` is false) → ``interrupt.restart(input=editedArgs, metadata=payload)``; ``cancelled`` →
   ``interrupt.cancel()``. A resume must answer every open interrupt, and nothing is applied unless all of it is

@@ -10,7 +10,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt as AguiInterrupt
 
-from ...interrupt import SessionMismatchError, UnknownInterruptError
+from ...interrupt import Interrupt, SessionMismatchError, UnknownInterruptError
 from ._target import OpenInterrupt
 
 _SEPARATOR = "@"
@@ -85,6 +85,9 @@ def to_agui(open_interrupt: OpenInterrupt, thread_id: str) -> AguiInterrupt:
     metadata: dict[str, Any] = {**(detail.metadata or {}), "name": detail.name, "reason": detail.reason}
     if open_interrupt.node_id is not None:
         metadata["nodeId"] = open_interrupt.node_id
+    answered = _answered_entry(open_interrupt.interrupt)
+    if answered is not None:
+        metadata["answered"] = answered
     return AguiInterrupt(
         id=agui_interrupt_id(open_interrupt.id, thread_id),
         reason=detail.kind or ("tool_call" if detail.tool_use_id is not None else "confirmation"),
@@ -94,6 +97,21 @@ def to_agui(open_interrupt: OpenInterrupt, thread_id: str) -> AguiInterrupt:
         expires_at=detail.expires_at,
         metadata=metadata,
     )
+
+
+def _answered_entry(interrupt: Interrupt) -> dict[str, Any] | None:
+    """Return the resume entry (without its id) that gave ``interrupt`` its answer, if it has one.
+
+    A ``resume`` answer was ``resolved`` with the response as payload; a ``restart`` (approve with edits) with the
+    whole payload, kept as the restart metadata; a ``cancel`` was ``cancelled``. A ``respond`` answer (given
+    outside AG-UI) has no AG-UI form.
+    """
+    if not interrupt.answered or interrupt.action == "respond":
+        return None
+    if interrupt.action == "cancel":
+        return {"status": "cancelled"}
+    payload = interrupt.restart_metadata if interrupt.action == "restart" else interrupt.response
+    return {"status": "resolved", "payload": payload}
 
 
 def _fallback_message(open_interrupt: OpenInterrupt) -> str:

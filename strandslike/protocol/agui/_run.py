@@ -172,11 +172,13 @@ async def _drive(run_input: RunAgentInput, target: Target) -> AsyncGenerator[Bas
     if run_input.resume:
         plan = plan_resume(run_input.resume, thread_id, target)
         prompt, run = plan.blocks, not plan.replay
-    elif target.interrupted:
-        raise _pending(target, thread_id)
     else:
         prompt = _prompt(run_input, target)
-        run = prompt is not None  # nothing new: report the thread as it is (a client loading its history)
+        if prompt is not None and target.interrupted:
+            raise _pending(target, thread_id)  # new input while interrupts wait (AG-UI rule 4)
+        # Nothing new: report the thread as it is, a client loading its history (after a reload or a dropped
+        # connection); a thread that waits on interrupts finishes with the same interrupt outcome again.
+        run = prompt is not None
     translator = StreamTranslator(target)
     result: Any = None
     if run:
@@ -208,19 +210,21 @@ def _pending(target: Target, thread_id: str) -> PendingInterruptsError:
     if not ids:  # answered, but the run that applied the answers did not finish
         return PendingInterruptsError(
             f"thread_id=<{thread_id}> | the thread's interrupts are answered but the run that applied the answers "
-            "did not finish; send the same resume again to continue (AG-UI rule 4). Nothing ran."
+            "did not finish; send the same resume again to continue (AG-UI rule 4); a run with no new message "
+            "reports them with the answers given (metadata.answered). Nothing ran."
         )
     return PendingInterruptsError(
         f"thread_id=<{thread_id}> | the thread waits on {len(ids)} interrupt(s) ({', '.join(ids)}); a RunAgentInput "
-        "on this thread must carry a resume answering every one of them (AG-UI rule 4). Nothing ran."
+        "on this thread must carry a resume answering every one of them (AG-UI rule 4); a run with no new message "
+        "and no resume reports them in full (RUN_FINISHED with the interrupt outcome). Nothing ran."
     )
 
 
 def _finished(run_input: RunAgentInput, target: Target, result: Any) -> RunFinishedEvent:
-    opened = target.open_interrupts()
+    waiting = target.waiting_interrupts()
     outcome: RunFinishedInterruptOutcome | RunFinishedCancelledOutcome | RunFinishedSuccessOutcome
-    if opened:
-        outcome = RunFinishedInterruptOutcome(interrupts=[to_agui(o, run_input.thread_id) for o in opened])
+    if waiting:
+        outcome = RunFinishedInterruptOutcome(interrupts=[to_agui(o, run_input.thread_id) for o in waiting])
     elif isinstance(result, MultiAgentResult) and result.status == Status.FAILED:
         failed = [
             f"{node_id} ({node.result})" for node_id, node in result.results.items() if node.status is Status.FAILED

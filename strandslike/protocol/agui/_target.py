@@ -136,6 +136,19 @@ class Target:
             return []
         return [_describe(self.root, interrupt) for interrupt in self.state.unanswered()]
 
+    def waiting_interrupts(self) -> list[OpenInterrupt]:
+        """Return what the thread waits on: its open interrupts, else the answered ones of a run that stopped.
+
+        A thread whose interrupts were all answered, but whose run stopped before it finished (a crash, a hook
+        that failed), waits for the same resume again; its interrupts are reported with the answers given.
+        """
+        if not self.state.activated:
+            return []
+        opened = self.open_interrupts()
+        if opened:
+            return opened
+        return [_describe(self.root, interrupt) for interrupt in self.state.interrupts.values() if interrupt.answered]
+
     # -- agents, messages, state ------------------------------------------------------------------------------------
 
     def agents(self) -> list[tuple[Scope, Agent]]:

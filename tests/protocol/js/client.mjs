@@ -3,7 +3,8 @@
 //   node client.mjs <server url> [thread id]
 //
 // Sends a message, receives the interrupt outcome, checks that the client itself refuses to run on while the
-// interrupt is unanswered, resumes with buildResumeArray, receives success, and prints a JSON summary on stdout.
+// interrupt is unanswered, reloads the thread in a new client (which gets the pending interrupts back), resumes
+// from that client with buildResumeArray, receives success, and prints a JSON summary on stdout.
 import { HttpAgent, buildResumeArray } from "@ag-ui/client";
 
 const [url, threadId = "js-thread"] = process.argv.slice(2);
@@ -14,7 +15,7 @@ if (!url) {
 
 const agent = new HttpAgent({ url, threadId });
 
-async function run(parameters) {
+async function run(parameters, client = agent) {
   const seen = { events: [], outcome: null, interrupts: [], toolCalls: [], toolResults: {}, text: "", error: null };
   const subscriber = {
     onEvent({ event }) {
@@ -38,7 +39,7 @@ async function run(parameters) {
     },
   };
   try {
-    await agent.runAgent(parameters, subscriber);
+    await client.runAgent(parameters, subscriber);
   } catch (error) {
     seen.error = seen.error ?? { message: String(error?.message ?? error) };
   }
@@ -57,19 +58,31 @@ try {
   clientRefusal = String(error?.message ?? error);
 }
 
+// A reloaded page: a new client on the same thread, with no messages and no pending interrupts of its own. A run
+// with no new input reports the thread, and its interrupt outcome gives the pending interrupts back in full.
+const reloaded = new HttpAgent({ url, threadId });
+const reload = await run({ runId: "js-run-reload" }, reloaded);
+const reloadedPending = reloaded.pendingInterrupts.map((interrupt) => ({ ...interrupt }));
+const reloadedMessages = reloaded.messages.map((message) => message.id);
+
+// The reloaded client answers: the run resumes where the first client left it.
 const answers = Object.fromEntries(pending.map((interrupt) => [interrupt.id, { status: "resolved", payload: "y" }]));
-const resume = buildResumeArray(agent.pendingInterrupts, answers);
-const second = await run({ runId: "js-run-2", resume });
+const resume = buildResumeArray(reloaded.pendingInterrupts, answers);
+const second = await run({ runId: "js-run-2", resume }, reloaded);
 
 console.log(
   JSON.stringify({
     first,
     pending,
     clientRefusal,
+    reload,
+    reloadedPending,
+    reloadedMessages,
+    firstMessages: agent.messages.map((message) => message.id),
     resume,
     second,
-    pendingAfter: agent.pendingInterrupts,
-    messages: agent.messages,
-    state: agent.state,
+    pendingAfter: reloaded.pendingInterrupts,
+    messages: reloaded.messages,
+    state: reloaded.state,
   }),
 );
