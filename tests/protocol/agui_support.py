@@ -172,11 +172,11 @@ class AguiThread:
         return run
 
 
-async def post(url: str, body: Any, *, path: str = "/") -> Run:
+async def post(url: str, body: Any, *, path: str = "/", headers: dict[str, str] | None = None) -> Run:
     """POST a body (JSON, or raw bytes) and return the run's events, each one checked."""
     async with httpx.AsyncClient(timeout=30) as client:
         request: dict[str, Any] = {"content": body} if isinstance(body, bytes) else {"json": body}
-        headers = {"accept": "text/event-stream", "content-type": "application/json"}
+        headers = {"accept": "text/event-stream", "content-type": "application/json", **(headers or {})}
         async with client.stream("POST", url + path, headers=headers, **request) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")

@@ -35,9 +35,10 @@ def node_or_skip() -> str:
 
 def test_the_official_client_sends_gets_the_interrupt_reloads_resumes_and_succeeds(tmp_path):
     node = node_or_skip()
-    with LiveServer(session_agent, tmp_path) as server:
+    token = "js-client-token-0123456789"
+    with LiveServer(session_agent, tmp_path, token=token) as server:  # the client sends it as a bearer token
         completed = subprocess.run(
-            [node, "client.mjs", server.url, "js-thread"],
+            [node, "client.mjs", server.url, "js-thread", token],
             cwd=JS,
             capture_output=True,
             text=True,

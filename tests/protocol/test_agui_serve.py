@@ -24,8 +24,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(*args: str) -> subprocess.Popen[str]:
+def start(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(Path(__file__).parent)])}
+    env.pop("STRANDSLIKE_SERVE_TOKEN", None)
+    env.update(env_extra or {})
     return subprocess.Popen(
         [sys.executable, "-c", SERVE, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -37,7 +39,7 @@ def wait_until_up(url: str, process: subprocess.Popen[str]) -> None:
         if process.poll() is not None:
             raise AssertionError(f"the server exited: {process.communicate()}")
         try:
-            if httpx.get(url + "/capabilities", timeout=1).status_code == 200:
+            if httpx.get(url + "/capabilities", timeout=1).status_code in (200, 401):
                 return
         except httpx.TransportError:
             time.sleep(0.05)
@@ -47,7 +49,7 @@ def wait_until_up(url: str, process: subprocess.Popen[str]) -> None:
 def test_help_describes_the_command(capsys):
     assert serve(["--help"]) == 0
     out = capsys.readouterr().out
-    for option in ("--agent", "--storage-dir", "--host", "--port"):
+    for option in ("--agent", "--storage-dir", "--host", "--port", "--token", "--cors-origin", "--max-body-bytes"):
         assert option in out
     assert "strandslike._demo:session_agent" in out
     assert "127.0.0.1" in out
@@ -98,3 +100,89 @@ def test_serve_fails_cleanly_when_the_port_is_taken(tmp_path):
         process = start("--storage-dir", str(tmp_path), "--port", str(port), "--log-level", "critical")
         process.communicate(timeout=30)
     assert process.returncode != 0
+
+
+# -- security options -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_env_token(monkeypatch):
+    monkeypatch.delenv("STRANDSLIKE_SERVE_TOKEN", raising=False)
+
+
+@pytest.mark.usefixtures("no_env_token")
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10"])
+def test_a_non_loopback_host_without_a_token_is_refused(capsys, tmp_path, host):
+    assert serve(["--storage-dir", str(tmp_path), "--host", host]) == 2
+    err = capsys.readouterr().err
+    assert f"refusing to listen on {host} without authentication" in err
+    assert "--token" in err
+    assert "STRANDSLIKE_SERVE_TOKEN" in err
+    assert "--allow-unauthenticated" in err
+
+
+def test_an_empty_token_variable_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("STRANDSLIKE_SERVE_TOKEN", "")
+    assert serve(["--storage-dir", str(tmp_path)]) == 2
+    assert "STRANDSLIKE_SERVE_TOKEN is set but empty" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("no_env_token")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--token", "two words"], "bearer token"),
+        (["--cors-origin", "https://app.example.com/path"], "is not an origin"),
+        (["--max-body-bytes", "0"], "max_body_bytes=0"),
+    ],
+)
+def test_unusable_security_options_are_usage_errors(capsys, tmp_path, args, message):
+    assert serve(["--storage-dir", str(tmp_path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "two words" not in err
+
+
+async def test_serve_with_a_token_from_the_environment_requires_it(tmp_path):
+    port = free_port()
+    token = "env-token-0123456789"
+    process = start(
+        "--storage-dir",
+        str(tmp_path),
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        env_extra={"STRANDSLIKE_SERVE_TOKEN": token},
+    )
+    url = f"http://127.0.0.1:{port}"
+    body = {"threadId": "token-thread", "runId": "r1", "messages": [{"id": "u1", "role": "user", "content": "go"}]}
+    try:
+        wait_until_up(url, process)
+        async with httpx.AsyncClient() as client:
+            refused = await client.post(url + "/", json=body)
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"].startswith("Bearer")
+        assert not (tmp_path / "session_token-thread").exists()
+        run = await post(url, body, headers={"authorization": f"Bearer {token}"})
+        assert run.interrupts
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert "bearer token required" in err
+    assert token not in err
+
+
+async def test_allow_unauthenticated_serves_a_non_loopback_host_with_a_warning(tmp_path):
+    port = free_port()
+    process = start("--storage-dir", str(tmp_path), "--host", "0.0.0.0", "--port", str(port), "--allow-unauthenticated")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process)
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert "warning: listening on 0.0.0.0" in err
+    assert "without authentication" in err

@@ -30,17 +30,27 @@ How it maps AG-UI onto strandslike:
   valid. Replaying a resume that was applied runs nothing and reports the thread as it is now.
 - **Interrupt ids** are ``<strandslike id>@<threadId>``: strandslike ids are deterministic, so the thread makes
   them unique and an answer sent to another thread is refused (``SESSION_MISMATCH``).
-- **Errors.** Every refusal or failure is a ``RUN_ERROR`` with a ``code``, as the last event after
-  ``RUN_STARTED`` (a body that is not a ``RunAgentInput`` gets a lone ``RUN_ERROR``, code ``INVALID_INPUT``), always
+- **HTTP guards** (before anything runs or is written; JSON bodies ``{"code": ..., "message": ...}``): with a
+  ``token``, every request needs ``Authorization: Bearer <token>`` (401 with ``WWW-Authenticate: Bearer``
+  otherwise; constant-time comparison); a run needs ``Content-Type: application/json`` (415 otherwise, so a page
+  on another origin cannot start one without a CORS preflight); a body over ``max_body_bytes`` (10 MiB by
+  default) is refused with 413 by its ``Content-Length`` or as soon as it grows past the limit, never buffered
+  whole. CORS is off unless ``cors_origins`` are given.
+- **Errors.** Past the HTTP guards, every refusal or failure is a ``RUN_ERROR`` with a ``code``, as the last event
+  after ``RUN_STARTED`` (a body that is not a ``RunAgentInput`` gets a lone ``RUN_ERROR``, code ``INVALID_INPUT``),
   over HTTP 200. A refused resume changes nothing: the thread stays resumable.
 - **Orchestrations.** A Graph or Swarm runs like an agent; each node is a step, its messages carry the node as
   ``name``, and an interrupt raised in or before a node has ``metadata.nodeId``.
 
-Browser clients on another origin need CORS: wrap the app in Starlette's ``CORSMiddleware``.
+Anyone who can reach the server can run the agent and answer its interrupts unless a ``token`` is set: serve it
+on the loopback interface, or with a token (``python -m strandslike serve`` refuses a non-loopback host without
+one unless told ``--allow-unauthenticated``). Browser clients on another origin need their origin in
+``cors_origins``.
 """
 
 try:
     from ._app import create_app
+    from ._http import DEFAULT_MAX_BODY_BYTES, ServerConfigError
     from ._run import AgentFactory
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on what is installed
     if (exc.name or "").partition(".")[0] not in ("ag_ui", "starlette"):
@@ -50,4 +60,4 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on what is inst
         "extra: pip install 'strandslike[agui]'"
     ) from exc
 
-__all__ = ["AgentFactory", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "AgentFactory", "ServerConfigError", "create_app"]

@@ -2,7 +2,7 @@
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
 from ag_ui.core import (
@@ -18,8 +18,19 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ._http import (
+    DEFAULT_MAX_BODY_BYTES,
+    BearerAuth,
+    HttpRefusal,
+    check_body_limit,
+    check_json_request,
+    check_origins,
+    check_token,
+    read_body,
+    with_cors,
+)
 from ._run import AgentFactory, RunConfig, run_events
 
 CAPABILITIES = AgentCapabilities(
@@ -35,15 +46,23 @@ CAPABILITIES = AgentCapabilities(
 class _RunEndpoint:
     """``POST``: run a ``RunAgentInput`` and answer with its events as server-sent events.
 
-    The answer is always ``200 text/event-stream``: failures are ``RUN_ERROR`` events, never HTTP errors. The run
-    goes on if the client disconnects, so what it does is persisted even when nobody reads the stream.
+    A body that is not JSON (415) or too large (413) is refused with an HTTP error before anything runs (see
+    `_http`); otherwise the answer is ``200 text/event-stream`` and failures are ``RUN_ERROR`` events. The run goes
+    on if the client disconnects, so what it does is persisted even when nobody reads the stream.
     """
 
     def __init__(self, config: RunConfig) -> None:
         self._config = config
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await Request(scope, receive).body()
+        try:
+            check_json_request(scope, self._config.max_body_bytes)
+            body = await read_body(receive, self._config.max_body_bytes)
+        except HttpRefusal as refusal:
+            await refusal.send(send)
+            return
+        if body is None:
+            return  # the client left before it sent the whole request: nothing to run
         encoder = EventEncoder()
         headers = [
             (b"content-type", encoder.get_content_type().encode() + b"; charset=utf-8"),
@@ -84,30 +103,50 @@ async def _capabilities(request: Request) -> JSONResponse:
     return JSONResponse(CAPABILITIES.model_dump(mode="json", by_alias=True))
 
 
-def create_app(agent_factory: AgentFactory, *, storage_dir: str | os.PathLike[str] | None = None) -> Starlette:
+def create_app(
+    agent_factory: AgentFactory,
+    *,
+    storage_dir: str | os.PathLike[str] | None = None,
+    token: str | None = None,
+    cors_origins: Sequence[str] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> ASGIApp:
     """Create the AG-UI server of the agents ``agent_factory`` builds.
 
-    Routes: ``POST /`` and ``POST /agent`` take a ``RunAgentInput`` and stream the run as server-sent events;
-    ``GET /``, ``GET /capabilities`` and ``GET /agent/capabilities`` return the agent's ``AgentCapabilities``.
-    Each request builds a fresh agent on ``FileSessionManager(threadId, storage_dir=storage_dir)``: the thread is
-    the session, and the server keeps no state between requests.
+    Routes: ``POST /`` and ``POST /agent`` take a ``RunAgentInput`` (``Content-Type: application/json``) and stream
+    the run as server-sent events; ``GET /``, ``GET /capabilities`` and ``GET /agent/capabilities`` return the
+    agent's ``AgentCapabilities``. Each request builds a fresh agent on
+    ``FileSessionManager(threadId, storage_dir=storage_dir)``: the thread is the session, and the server keeps no
+    state between requests.
 
     Args:
         agent_factory: Called as ``agent_factory(session_manager=...)``; returns an `Agent`, `Graph` or `Swarm`
             persisted by that session manager (see `AgentFactory`).
         storage_dir: Where the sessions are stored (default ``~/.strandslike/sessions``).
+        token: Require ``Authorization: Bearer <token>`` on every request (401 otherwise). None: no
+            authentication, which is only safe on the loopback interface.
+        cors_origins: Browser origins allowed to call the server from another origin (``scheme://host[:port]``,
+            or ``"*"``). None or empty: CORS is off, and browsers refuse cross-origin calls.
+        max_body_bytes: Largest request body accepted (413 beyond it); 10 MiB by default.
+
+    Raises:
+        ServerConfigError: A token, origin or limit that cannot be used (a `ValueError`).
 
     Example:
         ```python
         def build(session_manager):
             return Agent(model=..., tools=[...], hooks=[...], session_manager=session_manager)
 
-        uvicorn.run(create_app(build, storage_dir="sessions"), host="127.0.0.1", port=8000)
+        app = create_app(build, storage_dir="sessions", token=os.environ["STRANDSLIKE_SERVE_TOKEN"])
+        uvicorn.run(app, host="127.0.0.1", port=8000)
         ```
     """
-    config = RunConfig(agent_factory, Path(storage_dir) if storage_dir is not None else None)
+    checked_token = check_token(token)
+    origins = check_origins(cors_origins)
+    limit = check_body_limit(max_body_bytes)
+    config = RunConfig(agent_factory, Path(storage_dir) if storage_dir is not None else None, max_body_bytes=limit)
     run = _RunEndpoint(config)
-    return Starlette(
+    app: ASGIApp = Starlette(
         routes=[
             Route("/", run, methods=["POST"]),
             Route("/agent", run, methods=["POST"]),
@@ -116,3 +155,7 @@ def create_app(agent_factory: AgentFactory, *, storage_dir: str | os.PathLike[st
             Route("/agent/capabilities", _capabilities, methods=["GET"]),
         ]
     )
+    if checked_token is not None:
+        app = BearerAuth(app, checked_token)
+    # CORS goes outside authentication: a browser's preflight never carries the token.
+    return with_cors(app, origins)

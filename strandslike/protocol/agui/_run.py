@@ -78,11 +78,13 @@ class RunConfig:
     Attributes:
         factory: Builds the agent of a thread.
         storage_dir: Where the sessions live (None: ``~/.strandslike/sessions``).
+        max_body_bytes: The largest request body accepted.
         running: Threads with a run in flight in this process.
     """
 
     factory: AgentFactory
     storage_dir: Path | None = None
+    max_body_bytes: int = 10 * 1024 * 1024
     running: set[str] = field(default_factory=set)
 
 

@@ -1,19 +1,20 @@
 // Drives a strandslike AG-UI server with the official TypeScript client, @ag-ui/client.
 //
-//   node client.mjs <server url> [thread id]
+//   node client.mjs <server url> [thread id] [bearer token]
 //
 // Sends a message, receives the interrupt outcome, checks that the client itself refuses to run on while the
 // interrupt is unanswered, reloads the thread in a new client (which gets the pending interrupts back), resumes
 // from that client with buildResumeArray, receives success, and prints a JSON summary on stdout.
 import { HttpAgent, buildResumeArray } from "@ag-ui/client";
 
-const [url, threadId = "js-thread"] = process.argv.slice(2);
+const [url, threadId = "js-thread", token] = process.argv.slice(2);
 if (!url) {
   console.error("usage: node client.mjs <server url> [thread id]");
   process.exit(2);
 }
 
-const agent = new HttpAgent({ url, threadId });
+const headers = token ? { Authorization: `Bearer ${token}` } : {};
+const agent = new HttpAgent({ url, threadId, headers });
 
 async function run(parameters, client = agent) {
   const seen = { events: [], outcome: null, interrupts: [], toolCalls: [], toolResults: {}, text: "", error: null };
@@ -60,7 +61,7 @@ try {
 
 // A reloaded page: a new client on the same thread, with no messages and no pending interrupts of its own. A run
 // with no new input reports the thread, and its interrupt outcome gives the pending interrupts back in full.
-const reloaded = new HttpAgent({ url, threadId });
+const reloaded = new HttpAgent({ url, threadId, headers });
 const reload = await run({ runId: "js-run-reload" }, reloaded);
 const reloadedPending = reloaded.pendingInterrupts.map((interrupt) => ({ ...interrupt }));
 const reloadedMessages = reloaded.messages.map((message) => message.id);
