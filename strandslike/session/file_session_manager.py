@@ -180,9 +180,11 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
     def _load(self, session_id: str, agent_id: str) -> LoadedLog | None:
         files = self._agent_files(session_id, agent_id)
         if files.version is not None and files.log_path in self._loaded:
-            cached = self._loaded[files.log_path]
-            if _version(files.log_path) == files.version:
-                return cached
+            # Restoring reads the agent record, then its messages: both must come from one read, remembered with
+            # the version of exactly that read. Re-reading here when another process had appended in between paired
+            # the old interrupt state with the newer version, which then passed the claim, and two servers applied
+            # two answers to one interrupt (issue 9). A change by another process is found by the claim instead.
+            return self._loaded[files.log_path]
         legacy = files.directory / "agent.json"
         loaded = read_log(files.log_path)
         if loaded is None and legacy.exists():

@@ -93,6 +93,20 @@ class SessionManager(HookProvider, ABC):
     def initialize(self, agent: "Agent", **kwargs: Any) -> None:
         """Restore ``agent`` from the session, or add it to the session if it is new."""
 
+    def begin_multi_agent_invocation(self, source: Any, **kwargs: Any) -> None:
+        """Claim an orchestrator's session for one invocation, as `begin_invocation` does for an agent.
+
+        A server calls it before it runs or resumes a Graph or Swarm it restored, and `end_multi_agent_invocation`
+        after. The default claims nothing: orchestrator state is guarded within one process only (by the
+        orchestrator's own lock) until a session manager implements the claim here.
+        """
+
+    def end_multi_agent_invocation(self, source: Any, **kwargs: Any) -> None:
+        """Release what `begin_multi_agent_invocation` claimed; the default does nothing.
+
+        The orchestrator's state is persisted by `sync_multi_agent` as it runs.
+        """
+
     def sync_multi_agent(self, source: Any, **kwargs: Any) -> None:
         """Persist an orchestrator's state."""
         raise NotImplementedError(f"{type(self).__name__} does not persist multi-agent orchestrators")

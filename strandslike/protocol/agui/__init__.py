@@ -9,9 +9,12 @@ How it maps AG-UI onto strandslike:
 
 - **Threads are sessions.** Each request builds a fresh agent with
   ``agent_factory(session_manager=FileSessionManager(threadId, storage_dir=...))``; the server keeps nothing between
-  requests, so a thread survives restarts and runs on any worker that shares the storage directory. A second run
-  of a busy thread gets ``SESSION_CONFLICT`` (an agent's request holds its session's file lock; a Graph or Swarm
-  is guarded within one server process only).
+  requests, so a thread survives restarts and runs on any worker that shares the storage directory. Each
+  request claims its session through the session manager before it checks or runs anything
+  (``begin_invocation``, or ``begin_multi_agent_invocation`` for a Graph or Swarm) and releases it at the end: a
+  second run of a busy thread, on this server or another one, gets ``SESSION_CONFLICT`` and changes nothing, so
+  two servers never both apply an answer to one interrupt. ``FileSessionManager`` does not claim orchestrator
+  sessions yet: a Graph or Swarm thread is guarded within one server process only.
 - **Input.** The prompt is the last user message the session does not have yet (text only); the conversation the
   agent continues is the session's, not the client's copy. ``RunAgentInput.state`` is ignored: ``agent.state``
   lives on the server, where hooks rely on it (a client could otherwise grant itself trust), and is reported with

@@ -176,14 +176,23 @@ class Target:
         return cast(AsyncGenerator[dict[str, Any], None], self.runnable.stream_async(prompt))
 
     def begin(self) -> None:
-        """Take the session's lock for the whole request (agents only; a no-op otherwise)."""
+        """Claim the session for the whole request, through the session manager, before anything is checked or run.
+
+        Raises:
+            SessionConflictError: Another request (in this process or another) holds the session, or changed it
+                since the agent was restored.
+        """
         if isinstance(self.runnable, Agent):
             self.session_manager.begin_invocation(self.runnable)
+        else:
+            self.session_manager.begin_multi_agent_invocation(self.runnable)
 
     def end(self) -> None:
-        """Persist what changed and release the session's lock (agents only; a no-op otherwise)."""
+        """Persist what changed and release the session's claim."""
         if isinstance(self.runnable, Agent):
             self.session_manager.end_invocation(self.runnable)
+        else:
+            self.session_manager.end_multi_agent_invocation(self.runnable)
 
 
 def _describe(scope: Scope, interrupt: Interrupt) -> OpenInterrupt:
