@@ -184,6 +184,49 @@ def _interrupt_state(agent_dir: Path, agent: SessionAgent) -> _InterruptState:
         raise SessionCorruptError(str(agent_dir / "agent.jsonl"), f"holds an invalid interrupt state ({exc})") from None
 
 
+@dataclass
+class MultiAgentView:
+    """What a stored orchestrator (Graph or Swarm) holds, as the commands show it.
+
+    Attributes:
+        multi_agent_id: The orchestrator's id.
+        kind: ``graph``, ``swarm``, or what the stored state says it is.
+        state: Its stored state (`serialize_state` output).
+    """
+
+    multi_agent_id: str
+    kind: str
+    state: dict[str, Any]
+
+    @property
+    def audit(self) -> list[dict[str, Any]]:
+        """The orchestrator's interrupt audit trail, oldest first (each entry names its ``node_id``)."""
+        internal = self.state.get("_internal_state")
+        interrupt_state = internal.get("interrupt_state") if isinstance(internal, dict) else None
+        audit = interrupt_state.get("audit") if isinstance(interrupt_state, dict) else None
+        return [dict(entry) for entry in audit if isinstance(entry, dict)] if isinstance(audit, list) else []
+
+
+def read_multi_agents(manager: FileSessionManager) -> list[MultiAgentView]:
+    """Read the orchestrators of the manager's session, without writing anything.
+
+    Raises:
+        SessionCorruptError: An orchestrator's state cannot be read.
+    """
+    views = []
+    for multi_agent_id in multi_agent_ids(manager):
+        try:
+            validate_id(multi_agent_id, "multi_agent")
+        except ValueError as exc:
+            raise SessionCorruptError(f"multi-agent {multi_agent_id!r}", str(exc)) from None
+        state = manager.read_multi_agent(manager.session_id, multi_agent_id)
+        if state is None:
+            continue
+        kind = state.get("type")
+        views.append(MultiAgentView(multi_agent_id, kind if isinstance(kind, str) else "multi-agent", state))
+    return views
+
+
 def multi_agent_ids(manager: FileSessionManager) -> list[str]:
     """Return the ids of the orchestrators whose state the session stores."""
     session_dir = manager.storage_dir / f"{SESSION_PREFIX}{manager.session_id}"

@@ -1,5 +1,8 @@
 """``python -m strandslike sessions list|show|interrupts|audit``: read-only views of a storage directory.
 
+``audit`` shows the interrupt trail of every agent and every orchestrator (Graph, Swarm) of a session: each
+interrupt raised (by which node, hook or tool), how it was answered, and what then ran.
+
 These commands take no locks and write nothing, so they are safe to run next to live agents.
 """
 
@@ -49,7 +52,9 @@ def add_parsers(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     interrupts.set_defaults(handler=show_interrupts)
 
     audit = subparsers.add_parser(
-        "audit", parents=[storage, json_flag], help="print every interrupt's life: raised, answered, what then ran"
+        "audit",
+        parents=[storage, json_flag],
+        help="print every interrupt's life, for agents and orchestrators: raised, answered, what then ran",
     )
     audit.add_argument("session_id", metavar="SESSION_ID")
     audit.add_argument("--full", action="store_true", help=f"do not cut lines at {DEFAULT_WIDTH} characters")
@@ -200,23 +205,32 @@ def show_interrupts(args: argparse.Namespace) -> int:
 
 
 def show_audit(args: argparse.Namespace) -> int:
-    """Print the interrupt audit trail of every agent of a session."""
-    views = _read_views(args)
+    """Print the interrupt audit trail of every agent and every orchestrator (Graph, Swarm) of a session."""
+    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
+    try:
+        views = common.read_agents(manager)
+        orchestrators = common.read_multi_agents(manager)
+    finally:
+        manager.close()
     if args.json:
         agents = [{"agent_id": view.agent_id, "audit": view.audit} for view in views]
-        out(common.to_json({"session_id": args.session_id, "agents": agents}))
+        multi_agents = [
+            {"multi_agent_id": view.multi_agent_id, "type": view.kind, "audit": view.audit} for view in orchestrators
+        ]
+        out(common.to_json({"session_id": args.session_id, "agents": agents, "multi_agents": multi_agents}))
         return common.EXIT_OK
-    audited = [view for view in views if view.audit]
-    if not audited:
+    trails = [(f"agent {view.agent_id}", view.audit) for view in views if view.audit]
+    trails += [(f"{view.kind} {view.multi_agent_id}", view.audit) for view in orchestrators if view.audit]
+    if not trails:
         out(f"session {args.session_id} has no interrupt history")
         return common.EXIT_OK
     width = None if args.full else DEFAULT_WIDTH
-    for number, view in enumerate(audited):
+    for number, (owner, audit) in enumerate(trails):
         if number:
             out()
-        entries = "1 audit entry" if len(view.audit) == 1 else f"{len(view.audit)} audit entries"
-        out(f"session {args.session_id}, agent {view.agent_id}: {entries}")
-        for line in audit_lines(view.audit, width):
+        entries = "1 audit entry" if len(audit) == 1 else f"{len(audit)} audit entries"
+        out(f"session {args.session_id}, {owner}: {entries}")
+        for line in audit_lines(audit, width):
             out(line)
     return common.EXIT_OK
 

@@ -34,6 +34,7 @@ from ..interrupt import Interrupt, NotInterruptedError
 from ..interrupt._state import ParsedAnswer, _InterruptState
 from ..types.exceptions import ConcurrencyException
 from ..types.interrupt import InterruptResponseContent, name_uuid
+from ._audit import OrchestratorInterruptState, audit_length, settle_node_answers
 from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
 _ROUTES = "node_interrupts"
@@ -52,7 +53,8 @@ class Orchestrator(MultiAgentBase):
         self.id = validate_id(orchestrator_id, type(self).__name__.lower())
         self.hooks = HookRegistry()
         self.session_manager = session_manager
-        self._interrupt_state = _InterruptState()
+        self._interrupt_state: _InterruptState = OrchestratorInterruptState(self._node_of)
+        self._nodes_by_uuid: dict[str, str] | None = None
         self._invocation_lock = threading.Lock()
         # The session manager goes first, so it persists after user hooks on reversed After* events.
         if session_manager is not None:
@@ -193,6 +195,24 @@ class Orchestrator(MultiAgentBase):
         """Return the interrupts the orchestration waits on, in the order they were raised."""
         return self._interrupt_state.unanswered()
 
+    @property
+    def interrupt_audit(self) -> list[dict[str, Any]]:
+        """The life of every interrupt of the orchestration, oldest first, as `Agent.interrupt_audit` gives an agent's.
+
+        Raised (by which node, hook or tool), answered (how), and what then ran; each entry names the ``node_id``
+        it concerns (see `strandslike.multiagent._audit`).
+        """
+        return [dict(entry) for entry in self._interrupt_state.audit]
+
+    def _node_of(self, interrupt_id: str) -> str | None:
+        """Return the node an interrupt of this orchestration concerns (raised before it or inside it)."""
+        for prefix in ("v1:node:", "v1:before_node_call:"):
+            if interrupt_id.startswith(prefix):
+                if self._nodes_by_uuid is None:  # nodes are fixed once the orchestrator is built
+                    self._nodes_by_uuid = {str(name_uuid(node_id)): node_id for node_id in self._node_ids()}
+                return self._nodes_by_uuid.get(interrupt_id[len(prefix) :].split(":", 1)[0])
+        return None
+
     def _adopt(self, node_id: str, interrupts: list[Interrupt]) -> list[Interrupt]:
         """Re-issue a node's own interrupts under orchestration-unique ids."""
         state = self._interrupt_state
@@ -218,6 +238,7 @@ class Orchestrator(MultiAgentBase):
                     source=f"node {node_id}: {inner.source}" if inner.source else f"node {node_id}",
                 )
                 state.interrupts[outer_id] = outer
+                state.record(outer, "raised", by=outer.source, reason=outer.reason, inner_id=inner.id)
             adopted.append(outer)
         return adopted
 
@@ -268,14 +289,17 @@ class Orchestrator(MultiAgentBase):
                 return await self._finish(node_id, failed, invocation_state, emit)
 
         prompt = answers if answers is not None else node_input
+        mark = audit_length(executor)
         try:
             with anyio.fail_after(node_timeout) if node_timeout else nullcontext():
                 outcome = await self._invoke_executor(node_id, executor, prompt, invocation_state, emit)
         except TimeoutError:
             error = TimeoutError(f"Node '{node_id}' execution timed out after {node_timeout}s")
+            self._settle_node(node_id, executor, answers, mark, f"node failed: {error}")
             result = NodeResult(error, _ms(started), Status.FAILED, execution_count=1)
             return await self._finish(node_id, result, invocation_state, emit)
         except Exception as exc:
+            self._settle_node(node_id, executor, answers, mark, f"node failed: {type(exc).__name__}: {exc}")
             result = NodeResult(exc, _ms(started), Status.FAILED, execution_count=1)
             return await self._finish(node_id, result, invocation_state, emit)
 
@@ -289,6 +313,8 @@ class Orchestrator(MultiAgentBase):
             usage, metrics, count = outcome.accumulated_usage, outcome.accumulated_metrics, outcome.execution_count
             inner = list(outcome.interrupts) if outcome.status == Status.INTERRUPTED else []
             status = outcome.status if outcome.status in (Status.COMPLETED, Status.FAILED) else Status.COMPLETED
+        fallback = "node interrupted again" if inner else f"node {status.value}"
+        self._settle_node(node_id, executor, answers, mark, fallback)
         if inner:
             adopted = self._adopt(node_id, inner)
             result = NodeResult(
@@ -300,6 +326,16 @@ class Orchestrator(MultiAgentBase):
             return result
         result = NodeResult(outcome, _ms(started), status, copy.copy(usage), copy.copy(metrics), count)
         return await self._finish(node_id, result, invocation_state, emit)
+
+    def _settle_node(
+        self, node_id: str, executor: Any, answers: list[InterruptResponseContent] | None, mark: int, fallback: str
+    ) -> None:
+        """Audit what ran in a node resumed with ``answers`` (nothing to record for a node that was not resumed)."""
+        if answers is None:
+            return
+        answered = [block["interruptResponse"]["interruptId"] for block in answers]
+        routes = self._interrupt_state.context.get(_ROUTES, {})
+        settle_node_answers(self._interrupt_state, routes, node_id, executor, answered, mark, fallback)
 
     def _interrupted(self, node_id: str, raised: list[Interrupt], started: float, emit: Emit | None) -> NodeResult:
         placeholder = AgentResult("interrupt", {"role": "assistant", "content": []}, interrupts=raised)
