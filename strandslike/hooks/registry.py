@@ -73,6 +73,11 @@ class _CallbackPlugin:
     """Adapts one Strands-style callback into a pluggy plugin; subclasses name the hookimpl after the event."""
 
     __slots__ = ("callback", "order", "seq")
+    hook_attr: str = ""  # the attribute holding the hookimpl (set by each subclass)
+
+    def __dir__(self) -> list[str]:
+        # pluggy looks for hookimpls among dir(plugin); an adapter has one (see _PluginManager).
+        return [self.hook_attr]
 
     def __init__(self, callback: Callable[..., Any], order: float, seq: int) -> None:
         self.callback = callback
@@ -90,7 +95,7 @@ def _callback_plugin_class(name: str) -> type[_CallbackPlugin]:
         def impl(self: _CallbackPlugin, event: Any) -> Any:
             return self.callback(event)
 
-        cls = type(f"_Callback_{name}", (_CallbackPlugin,), {"__slots__": (), name: hookimpl(impl)})
+        cls = type(f"_Callback_{name}", (_CallbackPlugin,), {"__slots__": (), name: hookimpl(impl), "hook_attr": name})
         _PLUGIN_CLASSES[name] = cls
     return cls
 
@@ -107,11 +112,25 @@ def _spec_module(names: Iterable[str]) -> types.ModuleType:
     return module
 
 
+class _PluginManager(pluggy.PluginManager):
+    """pluggy's manager, told where a callback adapter's one hookimpl is.
+
+    Registering a plugin makes pluggy read every attribute of it with ``inspect.getattr_static`` to find its
+    hookimpls; for the adapters of Strands-style callbacks, which have exactly one, that was most of the cost of
+    building an agent (a new agent per request, in a server). Other plugins are inspected as pluggy does.
+    """
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        if isinstance(plugin, _CallbackPlugin) and name != type(plugin).hook_attr:
+            return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+
 class HookRegistry:
     """Registers hook callbacks and dispatches events to them in Strands 1.62's order."""
 
     def __init__(self) -> None:
-        self._pm = pluggy.PluginManager(PROJECT)
+        self._pm: pluggy.PluginManager = _PluginManager(PROJECT)
         self._hook_names: dict[type[BaseHookEvent], str] = {}
         self._seq = itertools.count()
         self._plugin_seq: dict[int, int] = {}
