@@ -133,37 +133,77 @@ async def _thread_run(run_input: RunAgentInput, config: RunConfig) -> AsyncGener
         )
     config.running.add(thread_id)
     try:
-        manager = await anyio.to_thread.run_sync(_open_session, thread_id, config.storage_dir)
+        target = await _open(config, thread_id)
         try:
-            target = await _build(config.factory, manager)
-            await anyio.to_thread.run_sync(target.begin)
-            try:
-                async for event in _drive(run_input, target):
-                    yield event
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(target.end)
+            async for event in _drive(run_input, target):
+                yield event
         finally:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(manager.close)
+                await anyio.to_thread.run_sync(_close, target)
     finally:
         config.running.discard(thread_id)
 
 
-def _open_session(thread_id: str, storage_dir: Path | None) -> FileSessionManager:
-    return FileSessionManager(thread_id, storage_dir=storage_dir)
+async def _open(config: RunConfig, thread_id: str) -> Target:
+    """Open the thread's session, build its agent and claim the session: one trip to a worker thread.
 
-
-async def _build(factory: AgentFactory, manager: FileSessionManager) -> Target:
+    Each hop to a worker thread costs a wake-up of the thread and then of the event loop; under load those
+    dominate a request, so the blocking steps of the start of a request run together.
+    """
+    opened = await anyio.to_thread.run_sync(_open_blocking, config.factory, thread_id, config.storage_dir)
+    if isinstance(opened, Target):
+        return opened
+    manager, pending = opened  # an async factory: await what it returned, then claim
     try:
-        built: Any = await anyio.to_thread.run_sync(lambda: factory(session_manager=manager))
+        target = Target(await _awaited(pending), manager)
+        await anyio.to_thread.run_sync(target.begin)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(manager.close)
+        raise
+    return target
+
+
+def _open_blocking(
+    factory: AgentFactory, thread_id: str, storage_dir: Path | None
+) -> "Target | tuple[FileSessionManager, Any]":
+    manager = FileSessionManager(thread_id, storage_dir=storage_dir)
+    try:
+        built = _call_factory(factory, manager)
         if inspect.isawaitable(built):
-            built = await built
+            return manager, built
+        target = Target(built, manager)
+        target.begin()
+    except BaseException:
+        manager.close()
+        raise
+    return target
+
+
+def _close(target: Target) -> None:
+    """Persist what changed, release the claim and close the session's files."""
+    try:
+        target.end()
+    finally:
+        target.session_manager.close()
+
+
+def _call_factory(factory: AgentFactory, manager: FileSessionManager) -> Any:
+    try:
+        return factory(session_manager=manager)
     except SessionException:
         raise  # a corrupt or conflicting session keeps its own code
     except Exception as exc:
         raise ProtocolError(AGENT_FACTORY_ERROR, f"The agent factory failed: {type(exc).__name__}: {exc}") from exc
-    return Target(built, manager)
+
+
+async def _awaited(pending: Any) -> Any:
+    try:
+        return await pending
+    except SessionException:
+        raise
+    except Exception as exc:
+        raise ProtocolError(AGENT_FACTORY_ERROR, f"The agent factory failed: {type(exc).__name__}: {exc}") from exc
 
 
 async def _drive(run_input: RunAgentInput, target: Target) -> AsyncGenerator[BaseEvent, None]:
