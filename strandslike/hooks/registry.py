@@ -67,6 +67,7 @@ BUILTIN_EVENTS: tuple[type[BaseHookEvent], ...] = tuple(
     for cls in vars(_events).values()
     if isinstance(cls, type) and issubclass(cls, BaseHookEvent) and cls not in (BaseHookEvent, _events.HookEvent)
 )
+_BUILTIN_NAMES: dict[str, type[BaseHookEvent]] = {hook_name(cls): cls for cls in BUILTIN_EVENTS}
 
 
 class _CallbackPlugin:
@@ -138,12 +139,21 @@ class HookRegistry:
         # Hook names with at least one implementation: dispatching an event nobody listens to stays O(1), also the
         # first time (a new agent per request would otherwise pay for sorting every event's empty hook list).
         self._active: set[str] = set()
-        self._ensure_specs(BUILTIN_EVENTS)
+        # The hookspecs of the built-in events are added when a pluggy-style plugin may need them (a plugin, entry
+        # points, or the plugin manager handed out); a callback adds the spec of its own event. Parsing all of them
+        # for every registry was a tenth of the cost of a request in a server that builds an agent per request.
+        self._builtin_specs = False
 
     @property
     def plugin_manager(self) -> pluggy.PluginManager:
         """The underlying pluggy plugin manager (project name ``strandslike``)."""
+        self._ensure_builtin_specs()
         return self._pm
+
+    def _ensure_builtin_specs(self) -> None:
+        if not self._builtin_specs:
+            self._builtin_specs = True
+            self._ensure_specs(BUILTIN_EVENTS)
 
     def _ensure_specs(self, event_types: Iterable[type[BaseHookEvent]]) -> None:
         new: dict[str, type[BaseHookEvent]] = {}
@@ -152,7 +162,8 @@ class HookRegistry:
             if event_type in self._hook_names:
                 continue
             name = hook_name(event_type)
-            if name in taken or name in new:  # a user event class named like another one
+            if name in taken or name in new or _BUILTIN_NAMES.get(name, event_type) is not event_type:
+                # A user event class named like another one, or like a built-in event (whose name stays its own).
                 name = f"{name}__{event_type.__module__.replace('.', '_')}_{id(event_type):x}"
             new[name] = event_type
         if new:
@@ -218,6 +229,7 @@ class HookRegistry:
         Raises:
             ValueError: A hookimpl names no known event, or the plugin is already registered.
         """
+        self._ensure_builtin_specs()
         registered = self._pm.register(plugin, name)
         if registered is None:
             return
@@ -237,6 +249,7 @@ class HookRegistry:
 
     def load_entry_points(self, group: str = PROJECT) -> int:
         """Register the plugins installed under an entry-point group (opt-in); return how many were loaded."""
+        self._ensure_builtin_specs()
         before = set(map(id, self._pm.get_plugins()))
         count = self._pm.load_setuptools_entrypoints(group)
         for plugin in self._pm.get_plugins():

@@ -71,10 +71,10 @@ class _RunEndpoint:
         ]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         sink = _Sink(send)
-        events: AsyncGenerator[BaseEvent, None] = run_events(body, self._config)
-        async with contextlib.aclosing(events) as stream:
-            async for event in stream:
-                await sink.send(encoder.encode(event).encode())
+        batches: AsyncGenerator[list[BaseEvent], None] = run_events(body, self._config)
+        async with contextlib.aclosing(batches) as stream:
+            async for batch in stream:
+                await sink.send("".join(encoder.encode(event) for event in batch).encode())
         await sink.finish()
 
 
