@@ -11,7 +11,6 @@ import functools
 import inspect
 import itertools
 import re
-import types
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -101,16 +100,29 @@ def _callback_plugin_class(name: str) -> type[_CallbackPlugin]:
     return cls
 
 
-def _spec_module(names: Iterable[str]) -> types.ModuleType:
-    """Build a namespace holding one hookspec ``name(event)`` per event, for ``add_hookspecs``."""
-    module = types.ModuleType("strandslike_hookspecs")
-    for name in names:
+class _Specs:
+    """A namespace holding one hookspec ``name(event)`` per event, for ``add_hookspecs``.
 
-        def spec(event: Any) -> None:
-            """Receive one event."""
+    pluggy reads every name in ``dir()`` of a namespace; this one lists only its specs (a module would add its own
+    attributes to read, for every registry).
+    """
 
-        setattr(module, name, hookspec(spec))
-    return module
+    def __init__(self, names: Iterable[str]) -> None:
+        self._names = list(names)
+        for name in self._names:
+
+            def spec(event: Any) -> None:
+                """Receive one event."""
+
+            setattr(self, name, hookspec(spec))
+
+    def __dir__(self) -> list[str]:
+        return list(self._names)
+
+
+def _spec_module(names: Iterable[str]) -> _Specs:
+    """Build the namespace of the hookspecs of ``names``."""
+    return _Specs(names)
 
 
 class _PluginManager(pluggy.PluginManager):
@@ -167,7 +179,7 @@ class HookRegistry:
                 name = f"{name}__{event_type.__module__.replace('.', '_')}_{id(event_type):x}"
             new[name] = event_type
         if new:
-            self._pm.add_hookspecs(_spec_module(new))
+            self._pm.add_hookspecs(_spec_module(new))  # type: ignore[arg-type]  # pluggy reads any namespace
             for name, event_type in new.items():
                 self._hook_names[event_type] = name
 
