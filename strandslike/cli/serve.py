@@ -104,7 +104,7 @@ def serve(argv: list[str]) -> int:
     try:
         import uvicorn
 
-        from ..protocol.agui import DEFAULT_MAX_BODY_BYTES, ServerConfigError, create_app
+        from ..protocol.agui import ServerConfigError, create_app
     except ImportError as exc:
         err(f"error: {exc}")
         return EXIT_USAGE
@@ -125,19 +125,18 @@ def serve(argv: list[str]) -> int:
             f"warning: listening on {args.host}, not on the loopback interface, without authentication "
             "(--allow-unauthenticated): anyone who can reach this address can run the agent and answer its interrupts."
         )
-    limit = args.max_body_bytes if args.max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES
+    limits = {} if args.max_body_bytes is None else {"max_body_bytes": args.max_body_bytes}
     try:
-        app = create_app(
-            factory, storage_dir=args.storage_dir, token=token, cors_origins=args.cors_origin, max_body_bytes=limit
-        )
+        app = create_app(factory, storage_dir=args.storage_dir, token=token, cors_origins=args.cors_origin, **limits)
     except ServerConfigError as exc:
         err(f"error: {exc}")
         return EXIT_USAGE
     auth = "bearer token required" if token is not None else "no authentication"
     cors = ", ".join(args.cors_origin) if args.cors_origin else "off"
+    size = "10 MiB" if args.max_body_bytes is None else f"{args.max_body_bytes} bytes"
     err(
         f"AG-UI server for {args.agent}, sessions in {args.storage_dir}: POST http://{args.host}:{args.port}/ "
-        f"({auth}; CORS {cors}; bodies up to {limit} bytes)"
+        f"({auth}; CORS {cors}; bodies up to {size})"
     )
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)

@@ -1,6 +1,7 @@
 """The HTTP guards, over raw HTTP against a real server on loopback: JSON only (415), a bounded body (413), bearer
 tokens (401), and CORS off unless origins are configured. A refused request runs nothing and writes nothing."""
 
+import inspect
 import json
 import socket
 
@@ -9,7 +10,7 @@ import pytest
 from agui_support import LiveServer, scripted_factory
 
 from strandslike.models import text
-from strandslike.protocol.agui import DEFAULT_MAX_BODY_BYTES, ServerConfigError, create_app
+from strandslike.protocol.agui import ServerConfigError, create_app
 
 BODY = {"threadId": "t-http", "runId": "r1", "messages": [{"id": "u1", "role": "user", "content": "hi"}]}
 TOKEN = "s3cret-Token_for.tests~1"
@@ -159,7 +160,7 @@ async def test_the_body_limit_is_configurable(tmp_path, factory):
 
 
 def test_the_default_limit_is_ten_megabytes():
-    assert DEFAULT_MAX_BODY_BYTES == 10 * 1024 * 1024
+    assert inspect.signature(create_app).parameters["max_body_bytes"].default == 10 * 1024 * 1024
 
 
 async def test_a_content_length_that_is_not_a_number_is_refused(tmp_path, factory):

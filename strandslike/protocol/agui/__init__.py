@@ -53,7 +53,7 @@ one unless told ``--allow-unauthenticated``). Browser clients on another origin 
 
 try:
     from ._app import create_app
-    from ._http import DEFAULT_MAX_BODY_BYTES, ServerConfigError
+    from ._http import ServerConfigError
     from ._run import AgentFactory
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on what is installed
     if (exc.name or "").partition(".")[0] not in ("ag_ui", "starlette"):
@@ -63,4 +63,4 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on what is inst
         "extra: pip install 'strandslike[agui]'"
     ) from exc
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "AgentFactory", "ServerConfigError", "create_app"]
+__all__ = ["AgentFactory", "ServerConfigError", "create_app"]

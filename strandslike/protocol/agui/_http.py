@@ -26,7 +26,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ...types.exceptions import StrandslikeError
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-TOKEN_ENV = "STRANDSLIKE_SERVE_TOKEN"
 
 UNAUTHORIZED = "UNAUTHORIZED"
 UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
