@@ -28,6 +28,8 @@ from .interrupt._errors import (
     StaleToolCallError,
     UnknownInterruptError,
 )
+from .interventions import InterventionHandler
+from .plugins import MultiAgentPlugin, Plugin
 from .tools.decorator import tool
 from .types.tools import ToolContext
 
@@ -44,14 +46,17 @@ __all__ = [
     "InterruptException",
     "InterruptExpiredError",
     "InterruptTool",
+    "InterventionHandler",
     "InvalidPayloadError",
     "InvalidResumeError",
     "InvalidToolInputError",
     "ModelRetryStrategy",
+    "MultiAgentPlugin",
     "NotInterruptedError",
     "NotToolBoundError",
     "PartialResumeError",
     "PendingInterruptsError",
+    "Plugin",
     "ResumeAction",
     "SessionMismatchError",
     "StaleToolCallError",

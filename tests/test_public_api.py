@@ -10,8 +10,10 @@ PACKAGES = [
     "strandslike.agent.conversation_manager",
     "strandslike.hooks",
     "strandslike.interrupt",
+    "strandslike.interventions",
     "strandslike.models",
     "strandslike.multiagent",
+    "strandslike.plugins",
     "strandslike.protocol",
     "strandslike.protocol.agui",
     "strandslike.session",
@@ -60,6 +62,17 @@ CONTRACT = {
         "SwarmResult",
     },
     "strandslike.agent.conversation_manager": {"NullConversationManager", "SlidingWindowConversationManager"},
+    "strandslike.plugins": {"MultiAgentPlugin", "Plugin", "hook"},
+    "strandslike.interventions": {
+        "Confirm",
+        "Deny",
+        "Guide",
+        "InterventionAction",
+        "InterventionHandler",
+        "OnError",
+        "Proceed",
+        "Transform",
+    },
 }
 
 

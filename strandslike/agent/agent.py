@@ -12,9 +12,14 @@ from .._streams import iterate_events
 from .._sync import run_sync
 from ..hooks.events import AfterInvocationEvent, AgentInitializedEvent, BeforeInvocationEvent
 from ..hooks.registry import PROJECT, HookOrder, HookProvider, HookRegistry
-from ..interrupt import NotInterruptedError
+from ..interrupt import Interrupt, NotInterruptedError
 from ..interrupt._state import PendingToolExecution, _InterruptState
+from ..interventions.handler import InterventionHandler
+from ..interventions.registry import InterventionRegistry
 from ..models.model import Model
+from ..plugins._entry_points import load_entry_point_plugins
+from ..plugins.plugin import Plugin
+from ..plugins.registry import _PluginRegistry
 from ..tools.executors import ConcurrentToolExecutor
 from ..tools.executors._executor import Emit, ToolExecutor
 from ..tools.journal import ToolJournal
@@ -68,6 +73,8 @@ class Agent:
         description: str | None = None,
         state: AgentState | dict[str, Any] | None = None,
         hooks: Iterable[Any] | None = None,
+        plugins: Iterable[Plugin] | None = None,
+        interventions: Iterable[InterventionHandler] | None = None,
         session_manager: Any = None,
         tool_executor: ToolExecutor | None = None,
         load_entry_points: bool = False,
@@ -94,9 +101,14 @@ class Agent:
             description: What the agent does, for orchestrators.
             state: Initial `agent.state` (JSON-serializable values only).
             hooks: Hook providers, bare annotated callbacks, or pluggy plugin objects.
+            plugins: `Plugin` instances: each one's ``init_agent`` runs, then its ``@hook`` and ``@tool`` methods
+                are registered (after ``hooks`` and ``interventions``, as in Strands).
+            interventions: `InterventionHandler` instances, evaluated in this order at each lifecycle event (a
+                denial skips the ones after it); e.g. `HumanInTheLoop` for approvals.
             session_manager: Persists and restores the agent (a hook provider, registered first).
             tool_executor: How a tool batch is scheduled (default `ConcurrentToolExecutor`).
-            load_entry_points: Also register the plugins installed under the ``strandslike`` entry-point group.
+            load_entry_points: Also attach the plugins installed under the ``strandslike`` entry-point group
+                (`Plugin` classes or instances, and pluggy plugins), after ``plugins``.
             partial_resume: What a resume that leaves open interrupts unanswered does: ``"reraise"`` them (Strands)
                 or ``"refuse"`` the whole resume with `PartialResumeError` (AG-UI rule 3).
             structured_output_model: A pydantic model every invocation must produce as ``result.structured_output``
@@ -145,8 +157,12 @@ class Agent:
         self.hooks.add_hook(self.retry_strategy)
         for hook in hooks or ():
             self._register(hook)
+        # Strands' order: hooks, then interventions, then plugins (then, here, installed plugins).
+        self._intervention_registry = InterventionRegistry(interventions or (), self.hooks)
+        self._plugin_registry = _PluginRegistry(self)
+        self._plugin_registry.add_all(plugins)
         if load_entry_points:
-            self.hooks.load_entry_points()
+            load_entry_point_plugins(self, self._plugin_registry)
         self.hooks.invoke_callbacks(AgentInitializedEvent(self))
 
     def _register(self, hook: Any) -> None:
@@ -168,6 +184,17 @@ class Agent:
     def interrupt_audit(self) -> list[dict[str, Any]]:
         """The life of every interrupt of this agent: raised, answered, and what then ran (oldest first)."""
         return [dict(entry) for entry in self._interrupt_state.audit]
+
+    @property
+    def pending_interrupts(self) -> list[Interrupt]:
+        """The interrupts this agent waits on (not answered yet), in the order they were raised.
+
+        Empty when the agent is not interrupted. Answer them with their builders, e.g.
+        ``agent([i.resume("y") for i in agent.pending_interrupts])``; after a restart from a session this is
+        how to find what the agent was waiting for.
+        """
+        state = self._interrupt_state
+        return state.unanswered() if state.activated else []
 
     def _resume_checks(self) -> AgentResumeChecks:
         return AgentResumeChecks(self)

@@ -1,9 +1,12 @@
 """Interrupts: pause a run for outside input and resume it with the answers.
 
 Besides Strands' ``Interrupt`` and ``InterruptException``, this package holds the typed resume errors (each an
-`InterruptError` with a stable ``code``), the resume builders' types, and `interrupt_tool` / `define_interrupt`.
+`InterruptError` with a stable ``code``), the resume builders' types, `interrupt_tool` / `define_interrupt`, and
+`find_interrupt` / `record_audit`, the seams hooks and approval handlers use to see their own interrupts and to
+audit their decisions.
 """
 
+from ._access import find_interrupt, record_audit
 from ._errors import (
     DuplicateInterruptResponseError,
     EditsNotAllowedError,
@@ -49,5 +52,7 @@ __all__ = [
     "StaleToolCallError",
     "UnknownInterruptError",
     "define_interrupt",
+    "find_interrupt",
     "interrupt_tool",
+    "record_audit",
 ]

@@ -396,9 +396,11 @@ class _InterruptState:
 
     def record(self, interrupt: Interrupt, event: str, **details: Any) -> None:
         """Append an entry to the audit trail; ``time`` is in seconds since the epoch (UTC)."""
-        self.audit.append(
-            {"time": time.time(), "event": event, "interrupt_id": interrupt.id, "name": interrupt.name, **details}
-        )
+        self.note(event, interrupt.name, interrupt.id, **details)
+
+    def note(self, event: str, name: str, interrupt_id: str | None = None, **details: Any) -> None:
+        """Append an entry that may concern no interrupt (an approval decided by a rule, a trust grant)."""
+        self.audit.append({"time": time.time(), "event": event, "interrupt_id": interrupt_id, "name": name, **details})
         self._version += 1
 
     # -- persistence ----------------------------------------------------------------------------------------------

@@ -32,6 +32,8 @@ from ..hooks.events import (
 from ..hooks.registry import HookProvider, HookRegistry
 from ..interrupt import Interrupt, NotInterruptedError
 from ..interrupt._state import ParsedAnswer, _InterruptState
+from ..plugins.multiagent_plugin import MultiAgentPlugin
+from ..plugins.multiagent_registry import _MultiAgentPluginRegistry
 from ..types.exceptions import ConcurrencyException
 from ..types.interrupt import InterruptResponseContent, name_uuid
 from ._audit import OrchestratorInterruptState, audit_length, settle_node_answers
@@ -63,6 +65,7 @@ class Orchestrator(MultiAgentBase):
             if not isinstance(hook, HookProvider):
                 raise ValueError(f"Invalid hook: {hook!r}. Orchestrator hooks must be HookProvider instances.")
             self.hooks.add_hook(hook)
+        self._plugin_registry = _MultiAgentPluginRegistry(self)
 
     def _check_node_executors(self, executors: dict[str, Any], kind: str) -> None:
         seen: set[int] = set()
@@ -79,7 +82,9 @@ class Orchestrator(MultiAgentBase):
                     "state), or give the orchestrator no session manager."
                 )
 
-    def _fire_initialized(self) -> None:
+    def _fire_initialized(self, plugins: Iterable[MultiAgentPlugin] | None = None) -> None:
+        """Attach ``plugins`` (the orchestrator is complete, nodes included), then fire `MultiAgentInitializedEvent`."""
+        self._plugin_registry.add_all(plugins)
         run_sync(self.hooks.invoke_callbacks_async, MultiAgentInitializedEvent(self))
 
     # -- invocation envelope ------------------------------------------------------------------------------------
@@ -191,9 +196,19 @@ class Orchestrator(MultiAgentBase):
 
     # -- interrupts -----------------------------------------------------------------------------------------------
 
+    @property
+    def pending_interrupts(self) -> list[Interrupt]:
+        """The interrupts the orchestration waits on (not answered yet), in the order they were raised.
+
+        Ids are unique across the orchestration (``v1:node:...`` for those raised inside a node, with
+        ``metadata["node_id"]``); empty when the orchestration is not interrupted.
+        """
+        state = self._interrupt_state
+        return state.unanswered() if state.activated else []
+
     def open_interrupts(self) -> list[Interrupt]:
-        """Return the interrupts the orchestration waits on, in the order they were raised."""
-        return self._interrupt_state.unanswered()
+        """Return `pending_interrupts` (the earlier spelling, kept for callers written against it)."""
+        return self.pending_interrupts
 
     @property
     def interrupt_audit(self) -> list[dict[str, Any]]:

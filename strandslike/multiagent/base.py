@@ -246,6 +246,11 @@ class MultiAgentBase(ABC):
             raise NotImplementedError(f"{type(self).__name__} must implement _execute() or invoke_async()")
         return await self.invoke_async(task, invocation_state)
 
+    @property
+    def pending_interrupts(self) -> list[Interrupt]:
+        """The interrupts the orchestration waits on; Graph and Swarm list theirs, a custom subclass has none."""
+        return []
+
     def serialize_state(self) -> dict[str, Any]:
         """Return a JSON-serializable snapshot of the orchestration state."""
         raise NotImplementedError

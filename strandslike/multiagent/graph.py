@@ -24,6 +24,8 @@ import anyio
 from .._identifier import validate_id
 from ..agent.agent import Agent
 from ..hooks.registry import HookProvider
+from ..plugins.multiagent_plugin import MultiAgentPlugin
+from ..plugins.registry import as_list, check_plugin
 from ..types.content import ContentBlock
 from ..types.interrupt import InterruptResponseContent
 from ..types.streaming import Metrics, Usage
@@ -169,6 +171,7 @@ class GraphBuilder:
         self._id = "default_graph"
         self._session_manager: Any = None
         self._hooks: list[HookProvider] | None = None
+        self._plugins: list[MultiAgentPlugin] | None = None
 
     def add_node(
         self, executor: Agent | MultiAgentBase, node_id: str | None = None, *, fan_in: FanIn = "any"
@@ -263,6 +266,17 @@ class GraphBuilder:
         self._hooks = hooks
         return self
 
+    def set_plugins(self, plugins: list[MultiAgentPlugin]) -> "GraphBuilder":
+        """Attach multi-agent plugins to the graph (their ``init_multi_agent`` runs when it is built).
+
+        Raises:
+            PluginTypeError: ``plugins`` is not a list of `MultiAgentPlugin` instances.
+        """
+        for plugin in as_list(plugins, "set_plugins()"):
+            check_plugin(plugin, MultiAgentPlugin, "set_plugins()")
+        self._plugins = list(plugins)
+        return self
+
     def build(self) -> "Graph":
         """Validate and build the graph.
 
@@ -288,6 +302,7 @@ class GraphBuilder:
             session_manager=self._session_manager,
             hooks=self._hooks,
             id=self._id,
+            plugins=self._plugins,
         )
 
 
@@ -319,8 +334,13 @@ class Graph(Orchestrator):
         hooks: list[HookProvider] | None = None,
         id: str = "default_graph",
         trace_attributes: dict[str, Any] | None = None,
+        plugins: list[MultiAgentPlugin] | None = None,
     ) -> None:
-        """Build a graph; prefer `GraphBuilder`, which validates the structure."""
+        """Build a graph; prefer `GraphBuilder`, which validates the structure.
+
+        Hooks are registered after the session manager; ``plugins`` are attached once the graph is complete, just
+        before `MultiAgentInitializedEvent` fires.
+        """
         self.nodes = nodes
         self.edges = list(edges)
         self.entry_points = list(entry_points)
@@ -340,7 +360,7 @@ class Graph(Orchestrator):
         # Where an interrupted run stopped: the nodes to run on resume, and the completed part of their batch.
         self._resume_nodes: list[str] = []
         self._resume_completed: list[str] = []
-        self._fire_initialized()
+        self._fire_initialized(plugins)
 
     def _executor(self, node_id: str) -> Any:
         return self.nodes[node_id].executor
@@ -554,7 +574,7 @@ class Graph(Orchestrator):
             accumulated_metrics=copy.copy(state.accumulated_metrics),
             execution_count=state.execution_count,
             execution_time=state.execution_time,
-            interrupts=self.open_interrupts() if state.status == Status.INTERRUPTED else [],
+            interrupts=self.pending_interrupts if state.status == Status.INTERRUPTED else [],
             total_nodes=state.total_nodes,
             completed_nodes=len(state.completed_nodes),
             failed_nodes=len(state.failed_nodes),

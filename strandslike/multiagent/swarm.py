@@ -17,6 +17,7 @@ import anyio
 
 from ..agent.agent import Agent
 from ..hooks.registry import HookProvider
+from ..plugins.multiagent_plugin import MultiAgentPlugin
 from ..tools.decorator import tool
 from ..types.content import ContentBlock
 from ..types.interrupt import InterruptResponseContent
@@ -152,6 +153,7 @@ class Swarm(Orchestrator):
         hooks: list[HookProvider] | None = None,
         id: str = "default_swarm",
         trace_attributes: dict[str, Any] | None = None,
+        plugins: list[MultiAgentPlugin] | None = None,
         preserve_node_history: bool = False,
     ) -> None:
         """Build a swarm of agents (node ids are the agents' names, which must be unique).
@@ -180,7 +182,7 @@ class Swarm(Orchestrator):
         self.entry_point = entry_point
         self._inject_handoff_tool()
         self.state = SwarmState(current_node=self._initial_node(), task="")
-        self._fire_initialized()
+        self._fire_initialized(plugins)
 
     def _executor(self, node_id: str) -> Any:
         return self.nodes[node_id].executor
@@ -373,7 +375,7 @@ class Swarm(Orchestrator):
             accumulated_metrics=copy.copy(state.accumulated_metrics),
             execution_count=len(state.node_history),
             execution_time=state.execution_time,
-            interrupts=self.open_interrupts() if state.completion_status == Status.INTERRUPTED else [],
+            interrupts=self.pending_interrupts if state.completion_status == Status.INTERRUPTED else [],
             node_history=list(state.node_history),
         )
 

@@ -134,7 +134,7 @@ def describe(result: MultiAgentResult, models: dict[str, ScriptedModel]) -> dict
 
 def _resume(kind: str, storage_dir: str, interrupt_id: str, response: str) -> None:
     orchestrator, models = build(kind, storage_dir, "resume")
-    restored = [i.id for i in orchestrator.open_interrupts()]  # type: ignore[attr-defined]
+    restored = [i.id for i in orchestrator.pending_interrupts]  # type: ignore[attr-defined]
     result = orchestrator([{"interruptResponse": {"interruptId": interrupt_id, "response": response}}])
     summary = describe(result, models)
     summary["restored_interrupts"] = restored

@@ -108,8 +108,8 @@ async def test_bad_resumes_raise_typed_errors_and_leave_the_run_resumable(kind: 
         with pytest.raises(error):
             await orchestrator.invoke_async(prompt)
         # Nothing was applied: the same interrupts are still open, nothing ran.
-        assert [i.id for i in orchestrator.open_interrupts()] == [i.id for i in paused.interrupts]
-        assert all(not i.answered for i in orchestrator.open_interrupts())
+        assert [i.id for i in orchestrator.pending_interrupts] == [i.id for i in paused.interrupts]
+        assert all(not i.answered for i in orchestrator.pending_interrupts)
         assert [model.calls for model in models] == calls_before
 
     done = await orchestrator.invoke_async(answers(paused.interrupts, "y"))
@@ -161,7 +161,7 @@ async def test_changing_an_answer_already_applied_is_refused_and_repeating_it_is
 
     with pytest.raises(InterruptAlreadyAnsweredError):
         await orchestrator.invoke_async([answer(by_resource["rb"], "n"), answer(by_resource["rc"], "y")])
-    assert [i.id for i in orchestrator.open_interrupts()] == [by_resource["rc"].id]
+    assert [i.id for i in orchestrator.pending_interrupts] == [by_resource["rc"].id]
 
     # Repeating the applied answer (e.g. retrying a whole resume) changes nothing and does not rerun b.
     done = await orchestrator.invoke_async([answer(by_resource["rb"], "y"), answer(by_resource["rc"], "y")])

@@ -157,7 +157,7 @@ async def test_parallel_interrupts_answered_one_by_one_by_fresh_objects(tmp_path
     assert {node_id: model.calls for node_id, model in second_models.items()} == {"a": 0, "b": 1, "c": 0, "d": 0}
 
     third, third_models = parallel_graph(tmp_path, "resume", runs)
-    assert [i.id for i in third.open_interrupts()] == [by_resource["rc"].id]
+    assert [i.id for i in third.pending_interrupts] == [by_resource["rc"].id]
     done = await third.invoke_async([answer(by_resource["rc"], "y")])
 
     assert done.status == Status.COMPLETED

@@ -46,7 +46,7 @@ async def test_a_fresh_orchestrator_resumes_an_interrupted_run_from_the_session(
     assert tool_runs(tmp_path) == []
 
     fresh, fresh_models = build(kind, tmp_path, "resume")
-    assert [i.id for i in fresh.open_interrupts()] == [interrupt.id]  # type: ignore[attr-defined]
+    assert [i.id for i in fresh.pending_interrupts] == [interrupt.id]  # type: ignore[attr-defined]
 
     result = await fresh.invoke_async(answers([interrupt], "y"))
 
@@ -64,7 +64,7 @@ async def test_a_fresh_orchestrator_resumes_an_interrupted_run_from_the_session(
 
     # A third orchestrator sees a finished run: nothing to answer, and a new task runs from the start.
     third, third_models = build(kind, tmp_path, "resume")
-    assert third.open_interrupts() == []  # type: ignore[attr-defined]
+    assert third.pending_interrupts == []  # type: ignore[attr-defined]
     with pytest.raises(NotInterruptedError):
         await third.invoke_async(answers([interrupt], "y"))
     assert third_models["cleanup"].calls == 0

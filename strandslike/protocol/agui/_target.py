@@ -132,9 +132,7 @@ class Target:
 
     def open_interrupts(self) -> list[OpenInterrupt]:
         """Return the interrupts the thread waits on, in the order they were raised."""
-        if not self.state.activated:
-            return []
-        return [_describe(self.root, interrupt) for interrupt in self.state.unanswered()]
+        return [_describe(self.root, interrupt) for interrupt in self.runnable.pending_interrupts]
 
     def waiting_interrupts(self) -> list[OpenInterrupt]:
         """Return what the thread waits on: its open interrupts, else the answered ones of a run that stopped.
