@@ -55,13 +55,49 @@ def record_audit(owner: Any, event: str, *, name: str, interrupt_id: str | None 
         NotJSONSerializableError: A detail cannot be persisted (a `TypeError`); nothing was recorded.
     """
     state = getattr(owner, "_interrupt_state", None)
-    if state is None or not hasattr(state, "note"):
+    if state is None or not hasattr(state, "add_entry"):
         raise TypeError(f"record_audit() takes an Agent, Graph or Swarm, got {type(owner).__name__}")
-    for label, value in (("event", event), ("name", name)):
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"{label}={value!r} | an audit entry's {label} must be a non-empty string")
-    ensure_json_serializable(details, f"The details of audit entry {event!r}")
-    state.note(event, name, interrupt_id, **details)
+    if type(event) is not str or not event or type(name) is not str or not name:
+        label, value = ("event", event) if type(event) is not str or not event else ("name", name)
+        raise ValueError(f"{label}={value!r} | an audit entry's {label} must be a non-empty string")
+    if not _plainly_json(details, 0):  # the common case (plain data) is checked without encoding it
+        ensure_json_serializable(details, f"The details of audit entry {event!r}")
+    state.add_entry(event, name, interrupt_id, details)
 
 
-__all__ = ["find_interrupt", "record_audit"]
+_SAFE_INT = 2**53
+
+
+def _plainly_json(value: Any, depth: int) -> bool:
+    """Whether ``value`` is plainly storable JSON: ASCII text, safe numbers, booleans, None, lists, str-keyed dicts.
+
+    Anything else (non-ASCII text, huge or non-finite numbers, tuples, other keys, deep nesting) is not rejected
+    here: it is left to `ensure_json_serializable`, the canonical check.
+    """
+    kind = type(value)
+    if kind is str:
+        return bool(value.isascii())
+    if kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-_SAFE_INT < value < _SAFE_INT)
+    if kind is float:
+        return bool(value - value == 0.0)  # finite (inf - inf and nan - nan are nan)
+    if depth > 20:
+        return False
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not key.isascii():
+                return False
+            if type(item) is str:  # the usual value, checked here rather than by a call
+                if not item.isascii():
+                    return False
+            elif not _plainly_json(item, depth + 1):
+                return False
+        return True
+    if kind is list:
+        for item in value:
+            if not _plainly_json(item, depth + 1):
+                return False
+        return True
+    return False

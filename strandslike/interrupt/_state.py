@@ -400,7 +400,13 @@ class _InterruptState:
 
     def note(self, event: str, name: str, interrupt_id: str | None = None, **details: Any) -> None:
         """Append an entry that may concern no interrupt (an approval decided by a rule, a trust grant)."""
-        self.audit.append({"time": time.time(), "event": event, "interrupt_id": interrupt_id, "name": name, **details})
+        self.add_entry(event, name, interrupt_id, details)
+
+    def add_entry(self, event: str, name: str, interrupt_id: str | None, details: dict[str, Any]) -> None:
+        """Append an entry with ``details`` (already checked to be JSON-serializable)."""
+        entry = {"time": time.time(), "event": event, "interrupt_id": interrupt_id, "name": name}
+        entry.update(details)
+        self.audit.append(entry)
         self._version += 1
 
     # -- persistence ----------------------------------------------------------------------------------------------
