@@ -20,6 +20,8 @@ PACKAGES = [
     "strandslike.tools",
     "strandslike.tools.executors",
     "strandslike.types",
+    "strandslike.vended_interventions",
+    "strandslike.vended_interventions.hitl",
 ]
 
 CONTRACT = {
@@ -72,6 +74,13 @@ CONTRACT = {
         "OnError",
         "Proceed",
         "Transform",
+    },
+    "strandslike.vended_interventions": {"HumanInTheLoop"},
+    "strandslike.vended_interventions.hitl": {
+        "ApprovalPolicy",
+        "HumanInTheLoop",
+        "HumanInTheLoopClassifier",
+        "LLMClassifierConfig",
     },
 }
 
