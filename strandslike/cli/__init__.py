@@ -9,7 +9,7 @@ import sys
 
 from ..session.file_session_manager import default_storage_dir
 from ..types.exceptions import InvalidIdError, SessionCorruptError, StrandslikeError
-from . import import_strands, resume, sessions
+from . import import_strands, resume, sessions, trust
 from ._common import EXIT_FAILURE, EXIT_USAGE, CliError, err
 
 
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     session_commands = sessions_parser.add_subparsers(dest="sessions_command", metavar="SUBCOMMAND", required=True)
     sessions.add_parsers(session_commands, storage)
     import_strands.add_parser(session_commands, storage)
+    trust.add_parser(session_commands, storage)
     resume.add_parser(commands, storage)
     return parser
 

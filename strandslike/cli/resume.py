@@ -138,10 +138,16 @@ def resume(args: argparse.Namespace) -> int:
             result = agent(responses)
         except (InterruptError, SessionConflictError) as exc:
             err(f"error: {exc}")
-            err(
-                "The session was not changed. See what it waits on with: python -m strandslike sessions interrupts "
-                f"--storage-dir {args.storage_dir} {args.session_id}"
-            )
+            pending = agent.pending_interrupts
+            if pending and not isinstance(exc, SessionConflictError):
+                err("The session was not changed. It waits on:")
+                for line in interrupt_lines(pending):
+                    err(line)
+            else:
+                err(
+                    "The session was not changed. See what it waits on with: python -m strandslike sessions "
+                    f"interrupts --storage-dir {args.storage_dir} {args.session_id}"
+                )
             return common.EXIT_FAILURE
     finally:
         manager.close()

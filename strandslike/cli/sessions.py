@@ -245,6 +245,8 @@ def audit_lines(entries: list[dict[str, Any]], width: int | None) -> list[str]:
             if key not in ("time", "event", "interrupt_id", "name") and value is not None
         }
         event = entry.get("event", "?")
-        head = f"  {when(entry.get('time'))}  {event:<8} {entry.get('name')} ({entry.get('interrupt_id')})"
+        head = f"  {when(entry.get('time'))}  {event:<8} {entry.get('name')}"
+        if entry.get("interrupt_id") is not None:  # decisions by a rule or trust concern no interrupt
+            head += f" ({entry['interrupt_id']})"
         lines.append(shorten(f"{head} {compact_json(details)}" if details else head, width))
     return lines

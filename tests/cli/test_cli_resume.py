@@ -94,7 +94,8 @@ def test_unknown_interrupt_id_is_exit_1_and_the_session_stays_resumable(paused, 
     assert resume(storage, 'nope="y"') == 1
     err = capsys.readouterr().err
     assert "interrupt_id=<nope> | no interrupt found" in err
-    assert "was not changed" in err
+    assert "was not changed. It waits on:" in err
+    assert f"id:     {interrupt_id}" in err  # from agent.pending_interrupts
     assert open_interrupts(storage, capsys) == [interrupt_id]
     assert deleted(storage) == []
     assert resume(storage, f'{interrupt_id}="y"') == 0
