@@ -1,5 +1,8 @@
 """The interrupts guide's server/client pattern: every request builds a NEW agent on the same session.
 
+The approval is the public `HumanInTheLoop` (trust enabled, ``inspect_files`` allowed), in place of the guide's
+hand-written approval hook: ``y`` approves, ``t`` approves and trusts ``delete_files`` for the session.
+
 Each ``server()`` call gets its own `ScriptedModel` holding only the turns that call needs, so a resume whose
 model has only the final text turn proves the model is not called again for the interrupted tool turn. The
 same scenarios run on a `FileSessionManager` and on a `RepositorySessionManager` sharing one
@@ -15,13 +18,13 @@ from helpers import answer, answers
 
 from strandslike import Agent, tool
 from strandslike.agent import AgentResult
-from strandslike.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
 from strandslike.interrupt import PendingInterruptsError
 from strandslike.models import ScriptedModel, text, tool_call, turn
 from strandslike.models.scripted import ScriptedTurn
 from strandslike.session import FileSessionManager, InMemorySessionRepository, RepositorySessionManager
 from strandslike.session.session_manager import SessionManager
 from strandslike.types.agent import AgentInput
+from strandslike.vended_interventions.hitl import HumanInTheLoop
 
 DELETED: list[list[str]] = []
 INSPECTED: list[list[str]] = []
@@ -49,25 +52,12 @@ def inspect_files(paths: list[str]) -> dict[str, Any]:
     return {"inspected": paths}
 
 
-class ApprovalHook(HookProvider):
-    def __init__(self, app_name: str) -> None:
-        self.app_name = app_name
+APPROVAL = HumanInTheLoop.name
 
-    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
-        registry.add_callback(BeforeToolCallEvent, self.approve)
 
-    def approve(self, event: BeforeToolCallEvent) -> None:
-        if event.tool_use["name"] != "delete_files":
-            return
-
-        if event.agent.state.get(f"{self.app_name}-approval") == "t":  # (t)rust
-            return
-
-        approval = event.interrupt(f"{self.app_name}-approval", reason={"paths": event.tool_use["input"]["paths"]})
-        if approval.lower() not in ["y", "t"]:
-            event.cancel_tool = "User denied permission to delete files"
-
-        event.agent.state.set(f"{self.app_name}-approval", approval.lower())
+def prompt(paths: list[str]) -> str:
+    """The question HumanInTheLoop asks about a delete_files call (also the interrupt's reason)."""
+    return 'Approve "delete_files"?\n  Input: {"paths": ' + str(paths).replace("'", '"') + "}"
 
 
 class Server:
@@ -82,7 +72,7 @@ class Server:
         model = ScriptedModel(turns)
         agent = Agent(
             model=model,
-            hooks=[ApprovalHook("myapp")],
+            interventions=[HumanInTheLoop(allowed_tools=["inspect_files"], enable_trust=True)],
             session_manager=self.make_session_manager(),
             system_prompt="You delete files older than 5 days",
             tools=[delete_files, inspect_files],
@@ -118,8 +108,9 @@ def test_trust_answer_runs_the_tool_and_skips_later_interrupts(server: Server) -
     first = server(f"paths=<{PATHS}>", DELETE_CALL)
     assert first.stop_reason == "interrupt"
     [interrupt] = first.interrupts
-    assert interrupt.name == "myapp-approval"
-    assert interrupt.reason == {"paths": PATHS}
+    assert interrupt.name == APPROVAL
+    assert interrupt.reason == prompt(PATHS)
+    assert interrupt.metadata["input"] == {"paths": PATHS}
     assert DELETED == []
 
     second = server([answer(interrupt, "t")], [text("Deleted both files.")])
@@ -133,7 +124,7 @@ def test_trust_answer_runs_the_tool_and_skips_later_interrupts(server: Server) -
         "role": "user",
         "content": [{"toolResult": {"toolUseId": "delete_1", "status": "success", "content": [{"text": "true"}]}}],
     }
-    assert server.agents[1].state.get("myapp-approval") == "t"
+    assert server.agents[1].state.get("hitl:trusted_tools") == ["delete_files"]
 
     third = server(
         "Now delete old.txt",
@@ -151,24 +142,26 @@ def test_yes_then_no_interrupts_again_and_a_denial_cancels_the_tool(server: Serv
     second = server(answers(first.interrupts, "y"), [text("Deleted.")])
     assert second.stop_reason == "end_turn"
     assert DELETED == [PATHS]
-    assert server.agents[1].state.get("myapp-approval") == "y"
+    assert server.agents[1].state.get() == {}  # "y" approves this call only
 
     third = server("And old.txt", [tool_call("delete_files", tool_use_id="delete_2", paths=["old.txt"])])
     assert third.stop_reason == "interrupt"  # "y" is not trust: asked again
-    assert [i.reason for i in third.interrupts] == [{"paths": ["old.txt"]}]
+    assert [i.reason for i in third.interrupts] == [prompt(["old.txt"])]
 
     fourth = server(answers(third.interrupts, "n"), [text("I did not delete old.txt.")])
     assert fourth.stop_reason == "end_turn"
     assert DELETED == [PATHS]  # denied: the tool did not run
     denied = server.models[3].requests[0].messages[-1]["content"][0]["toolResult"]
     assert denied["status"] == "error"
-    assert denied["content"] == [{"text": "User denied permission to delete files"}]
-    assert server.agents[3].state.get("myapp-approval") == "n"
+    assert denied["content"] == [{"text": f"CONFIRMATION_FAILED: {prompt(['old.txt'])}"}]
+    assert server.agents[3].state.get() == {}
 
     restored = server.agent([])
     assert restored.messages == server.agents[3].messages
-    assert restored.state.get() == {"myapp-approval": "n"}
-    assert not restored._interrupt_state.activated
+    assert restored.state.get() == {}
+    assert restored.pending_interrupts == []
+    decisions = [(e["decision"], e["input"]["paths"]) for e in restored.interrupt_audit if e["event"] == "decision"]
+    assert decisions == [("approved", PATHS), ("denied", ["old.txt"])]
 
 
 def test_the_guide_client_loop_with_a_model_per_request(server: Server) -> None:
@@ -182,7 +175,7 @@ def test_the_guide_client_loop_with_a_model_per_request(server: Server) -> None:
                 break
             responses = []
             for interrupt in result.interrupts:
-                if interrupt.name == "myapp-approval":
+                if interrupt.name == APPROVAL:
                     responses.append({"interruptResponse": {"interruptId": interrupt.id, "response": typed.pop(0)}})
             result = server(responses, scripts.pop(0))
         return result
@@ -202,19 +195,21 @@ def test_a_new_agent_restores_messages_state_and_interrupts_exactly(server: Serv
     restored = server.agent([])
     assert restored.messages == paused.messages
     assert restored.state.get() == paused.state.get()
-    assert restored._interrupt_state.activated
-    assert [i.id for i in restored._interrupt_state.unanswered()] == [i.id for i in first.interrupts]
+    assert [i.id for i in restored.pending_interrupts] == [i.id for i in first.interrupts]
     assert restored._interrupt_state.to_dict() == paused._interrupt_state.to_dict()
     restored_interrupt = restored._interrupt_state.interrupts[first.interrupts[0].id]
-    assert (restored_interrupt.name, restored_interrupt.reason) == ("myapp-approval", {"paths": PATHS})
+    assert (restored_interrupt.name, restored_interrupt.reason) == (APPROVAL, prompt(PATHS))
+    assert restored_interrupt.response_schema is not None
+    assert restored_interrupt.allow_edits
 
     resumed = server(answers(first.interrupts, "t"), [text("Deleted.")])
     assert resumed.stop_reason == "end_turn"
     done = server.agents[-1]
     again = server.agent([])
     assert again.messages == done.messages
-    assert again.state.get() == {"myapp-approval": "t"}
-    assert not again._interrupt_state.activated
+    assert again.state.get("hitl:trusted_tools") == ["delete_files"]
+    assert [(g.tool, g.granted_by) for g in HumanInTheLoop.list_trust(again)] == [("delete_files", "human")]
+    assert again.pending_interrupts == []
     assert again._interrupt_state.to_dict() == done._interrupt_state.to_dict()
 
 
@@ -240,7 +235,7 @@ def test_partial_resume_across_new_agents_runs_each_tool_once(server: Server) ->
     ]
     first = server("Clean up", batch)
     assert first.stop_reason == "interrupt"
-    by_path = {i.reason["paths"][0]: i for i in first.interrupts}
+    by_path = {i.metadata["input"]["paths"][0]: i for i in first.interrupts}
     assert sorted(by_path) == ["a.txt", "c.txt"]
     assert INSPECTED == [["b.txt"]]  # the uninterrupted tool of the batch completed
 
@@ -254,7 +249,7 @@ def test_partial_resume_across_new_agents_runs_each_tool_once(server: Server) ->
     pending = between._interrupt_state.pending_tool_execution
     assert pending is not None
     assert [r["toolUseId"] for r in pending.completed_tool_results] == ["delete_a", "inspect_b"]
-    assert [i.id for i in between._interrupt_state.unanswered()] == [by_path["c.txt"].id]
+    assert [i.id for i in between.pending_interrupts] == [by_path["c.txt"].id]
 
     third = server([answer(by_path["c.txt"], "n")], [text("Deleted a.txt, kept c.txt.")])
     assert third.stop_reason == "end_turn"
