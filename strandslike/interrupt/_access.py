@@ -32,8 +32,10 @@ def find_interrupt(point: Any, name: str) -> Interrupt | None:
         raise TypeError(
             f"find_interrupt() takes an interruptible hook event or a ToolContext, got {type(point).__name__}"
         )
-    state = point._interrupt_state()
-    return state.interrupts.get(point._interrupt_id(name))
+    interrupts = point._interrupt_state().interrupts
+    if not interrupts:  # the usual case, and this runs before tool calls: no id to compute
+        return None
+    return interrupts.get(point._interrupt_id(name))
 
 
 def record_audit(owner: Any, event: str, *, name: str, interrupt_id: str | None = None, **details: Any) -> None:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...agent.state import AgentState
+from ...interrupt import record_audit
 from ._conditions import Condition, ConditionError, compile_conditions, match_all, normalize_trust_args
 
 logger = logging.getLogger(__name__)
@@ -219,3 +220,35 @@ def find_grant(agent: Any, tool_name: str, tool_input: Any) -> TrustGrant | None
         if grant.matches(tool_name, tool_input):
             return grant
     return None
+
+
+def is_agent(target: Any) -> bool:
+    """Whether ``target`` is an agent (with an audit trail and maybe a session), not a bare state."""
+    return hasattr(target, "_interrupt_state") and hasattr(target, "state")
+
+
+def persist(target: Any, saved: dict[str, Any]) -> None:
+    """Persist a trust change of an agent with a session manager; put the state back if that fails."""
+    if not is_agent(target):
+        return
+    manager = getattr(target, "session_manager", None)
+    if manager is None:
+        return
+    try:
+        manager.sync_agent(target)
+    except BaseException:
+        restore(target, saved)
+        raise
+
+
+def audit_change(name: str, target: Any, event: str, details: dict[str, Any]) -> None:
+    """Record a grant or revocation in an agent's audit trail, and persist it if the agent has a session."""
+    if not is_agent(target):
+        return
+    record_audit(target, event, name=name, **details)
+    manager = getattr(target, "session_manager", None)
+    if manager is not None:
+        try:
+            manager.sync_agent(target)
+        except Exception as exc:  # the change itself is saved; the entry is written with the next invocation
+            logger.warning("event=<%s> | audit entry not persisted yet: %s", event, exc)

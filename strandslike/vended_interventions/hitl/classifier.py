@@ -8,7 +8,9 @@ classifier's turn as ``tool_call("_RiskDecision", requires_approval=True, reason
 no decision, an error) makes `HumanInTheLoop` ask a human: the classifier fails closed.
 """
 
+import inspect
 import json
+import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -18,6 +20,8 @@ from pydantic import BaseModel, Field, ValidationError
 from ...hooks.events import AfterToolsEvent, BeforeToolCallEvent
 from ...models.model import Model
 from ...tools.decorator import tool
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -77,6 +81,30 @@ class _RiskDecision(BaseModel):
 
     requires_approval: bool = Field(description="Whether this tool call requires human approval before executing")
     reason: str = Field(description="Brief reason (under 10 words) why approval is or is not required")
+
+
+async def classify(classifier: HumanInTheLoopClassifier, event: BeforeToolCallEvent) -> ClassifierResult:
+    """Run the classifier; any failure or malformed result means a human must approve (fail closed)."""
+    tool_name = event.tool_use["name"]
+    try:
+        raw: Any = classifier(event)
+        if inspect.isawaitable(raw):
+            raw = await raw
+    except Exception as error:
+        logger.warning("tool=<%s> | classifier failed, defaulting to approval required", tool_name, exc_info=error)
+        return ClassifierResult(requires_human_in_the_loop=True)
+    if not isinstance(raw, ClassifierResult):
+        logger.warning("tool=<%s> | classifier returned malformed result, defaulting to approval required", tool_name)
+        return ClassifierResult(requires_human_in_the_loop=True)
+    decision: Any = raw.requires_human_in_the_loop  # a dataclass does not check its field types
+    if not isinstance(decision, bool):
+        logger.warning(
+            "tool=<%s> | classifier returned a non-boolean decision (%r), defaulting to approval required",
+            tool_name,
+            decision,
+        )
+        return ClassifierResult(requires_human_in_the_loop=True)
+    return raw
 
 
 def _create_llm_risk_classifier(config: LLMClassifierConfig | None = None) -> HumanInTheLoopClassifier:

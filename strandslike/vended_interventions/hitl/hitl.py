@@ -30,7 +30,6 @@ Each outcome is recorded in the audit trail as a ``decision`` entry: ``allowed``
 a person) or ``timed_out``, with ``decided_by`` naming who.
 """
 
-import inspect
 import json
 import logging
 from collections.abc import Callable
@@ -53,7 +52,7 @@ from ._answers import (
 )
 from ._ask import AskCallback, EvaluateCallback, call_ask, create_stdio_ask, describe_ask, timed_out
 from ._trust import TrustGrant
-from .classifier import ClassifierResult, HumanInTheLoopClassifier, LLMClassifierConfig, _create_llm_risk_classifier
+from .classifier import HumanInTheLoopClassifier, LLMClassifierConfig, _create_llm_risk_classifier, classify
 from .policy import ApprovalPolicy, PolicyRule
 
 logger = logging.getLogger(__name__)
@@ -406,8 +405,8 @@ class HumanInTheLoop(InterventionHandler):
         """
         saved = _trust.snapshot(agent)
         grant = _trust.add_grant(agent, tool, args, by)
-        _persist(agent, saved)
-        _audit_change(cls.name, agent, "trust_granted", grant.to_dict())
+        _trust.persist(agent, saved)
+        _trust.audit_change(cls.name, agent, "trust_granted", grant.to_dict())
         return grant
 
     @classmethod
@@ -427,8 +426,8 @@ class HumanInTheLoop(InterventionHandler):
         saved = _trust.snapshot(agent)
         removed = _trust.remove_grants(agent, tool)
         if removed:
-            _persist(agent, saved)
-            _audit_change(cls.name, agent, "trust_revoked", {"tool": tool, "revoked": len(removed), "by": by})
+            _trust.persist(agent, saved)
+            _trust.audit_change(cls.name, agent, "trust_revoked", {"tool": tool, "revoked": len(removed), "by": by})
         return removed
 
     # -- construction helpers -------------------------------------------------------------------------------------
@@ -459,65 +458,11 @@ class HumanInTheLoop(InterventionHandler):
 
 
 async def _classified(classifier: HumanInTheLoopClassifier, event: BeforeToolCallEvent) -> _Verdict:
-    result = await _classify(classifier, event)
+    result = await classify(classifier, event)
     if not result.requires_human_in_the_loop:
         return _Verdict("allow", "classifier", reason=result.reason)
     return _Verdict("ask", reason=result.reason)
 
 
-async def _classify(classifier: HumanInTheLoopClassifier, event: BeforeToolCallEvent) -> ClassifierResult:
-    """Run the classifier; any failure or malformed result means a human must approve (fail closed)."""
-    tool_name = event.tool_use["name"]
-    try:
-        raw: Any = classifier(event)
-        if inspect.isawaitable(raw):
-            raw = await raw
-    except Exception as error:
-        logger.warning("tool=<%s> | classifier failed, defaulting to approval required", tool_name, exc_info=error)
-        return ClassifierResult(requires_human_in_the_loop=True)
-    if not isinstance(raw, ClassifierResult):
-        logger.warning("tool=<%s> | classifier returned malformed result, defaulting to approval required", tool_name)
-        return ClassifierResult(requires_human_in_the_loop=True)
-    decision: Any = raw.requires_human_in_the_loop  # a dataclass does not check its field types
-    if not isinstance(decision, bool):
-        logger.warning(
-            "tool=<%s> | classifier returned a non-boolean decision (%r), defaulting to approval required",
-            tool_name,
-            decision,
-        )
-        return ClassifierResult(requires_human_in_the_loop=True)
-    return raw
-
-
 def _safe(check: Callable[[Any], bool], answer: Any) -> bool:
     return bool(check(answer))
-
-
-def _is_agent(target: Any) -> bool:
-    return hasattr(target, "_interrupt_state") and hasattr(target, "state")
-
-
-def _persist(target: Any, saved: dict[str, Any]) -> None:
-    """Persist a trust change of an agent with a session manager; put the state back if that fails."""
-    if not _is_agent(target):
-        return
-    manager = getattr(target, "session_manager", None)
-    if manager is None:
-        return
-    try:
-        manager.sync_agent(target)
-    except BaseException:
-        _trust.restore(target, saved)
-        raise
-
-
-def _audit_change(name: str, target: Any, event: str, details: dict[str, Any]) -> None:
-    if not _is_agent(target):
-        return
-    record_audit(target, event, name=name, **details)
-    manager = getattr(target, "session_manager", None)
-    if manager is not None:
-        try:
-            manager.sync_agent(target)
-        except Exception as exc:  # the change itself is saved; the entry is written with the next invocation
-            logger.warning("event=<%s> | audit entry not persisted yet: %s", event, exc)
