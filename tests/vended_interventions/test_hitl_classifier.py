@@ -134,13 +134,19 @@ def test_the_builtin_classifier_reads_the_risk_decision_tool_call_from_the_agent
     assert model.remaining == 0  # the classifier was not asked again on resume
 
 
-def test_a_configured_model_and_prompt_are_used_and_a_json_text_answer_works():
-    risk_model = ScriptedModel([text('Sure: {"requires_approval": false, "reason": "staging only"}')])
+def test_a_configured_model_and_prompt_are_used_and_a_text_answer_is_asked_again_as_structured_output():
+    from strandslike.models import structured_output_call
+    from strandslike.vended_interventions.hitl.classifier import _RiskDecision
+
+    risk_model = ScriptedModel(
+        [text("Staging only, it seems."), structured_output_call(_RiskDecision, requires_approval=False, reason="ok")]
+    )
     handler = HumanInTheLoop(classifier=LLMClassifierConfig(model=risk_model, system_prompt="Only prod is risky."))
     agent = Agent(model=deploy_model(), tools=[deploy], interventions=[handler])
     assert agent("ship").stop_reason == "end_turn"
     assert RUNS == ["prod"]
     assert risk_model.requests[0].system_prompt == "Only prod is risky."
+    assert risk_model.calls == 2  # the text answer was followed by the forced structured-output call
 
 
 def test_the_agents_aux_model_is_preferred_when_it_has_one():

@@ -1,11 +1,11 @@
 """The LLM risk classifier of `HumanInTheLoop`: a model decides whether a tool call needs a human.
 
 The built-in classifier asks a model (``LLMClassifierConfig.model``, else the agent's ``aux_model`` if it has
-one, else the agent's model) through a small inner `Agent` whose only tool is ``_RiskDecision(requires_approval,
-reason)``, the structured-output tool Strands uses for the same purpose. The decision is read from that tool call,
-or from a JSON object answered as text. It works with any `Model`, `ScriptedModel` included: script the
-classifier's turn as ``tool_call("_RiskDecision", requires_approval=True, reason="...")``. Any failure (no model,
-no decision, an error) makes `HumanInTheLoop` ask a human: the classifier fails closed.
+one, else the agent's model) through a small inner `Agent` with structured output ``_RiskDecision(requires_approval,
+reason)``, as Strands does. It works with any `Model`, `ScriptedModel` included: script the classifier's turn as
+``structured_output_call(_RiskDecision, ...)`` or ``tool_call("_RiskDecision", requires_approval=True,
+reason="...")``. Any failure (no model, no decision, an error) makes `HumanInTheLoop` ask a human: the classifier
+fails closed.
 """
 
 import inspect
@@ -15,11 +15,10 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from ...hooks.events import AfterToolsEvent, BeforeToolCallEvent
+from ...hooks.events import BeforeToolCallEvent
 from ...models.model import Model
-from ...tools.decorator import tool
 
 logger = logging.getLogger(__name__)
 
@@ -133,49 +132,13 @@ def _create_llm_risk_classifier(config: LLMClassifierConfig | None = None) -> Hu
 
 async def _ask_model(model: Model, system_prompt: str, prompt: str) -> _RiskDecision:
     from ...agent.agent import Agent
-    from ...agent.conversation_manager import NullConversationManager
 
-    decisions: list[_RiskDecision] = []
-
-    @tool(name="_RiskDecision")
-    def record_decision(requires_approval: bool, reason: str) -> str:
-        """Record whether the tool call requires human approval.
-
-        Args:
-            requires_approval: Whether this tool call requires human approval before executing.
-            reason: Brief reason (under 10 words) why approval is or is not required.
-        """
-        decisions.append(_RiskDecision(requires_approval=requires_approval, reason=reason))
-        return "recorded"
-
-    def stop_after_decision(event: AfterToolsEvent) -> None:
-        event.end_turn = True  # the decision is all we need: no second model call
-
-    inner = Agent(
-        model=model,
-        system_prompt=system_prompt,
-        tools=[record_decision],
-        hooks=[stop_after_decision],
-        conversation_manager=NullConversationManager(),
-    )
-    result = await inner.invoke_async(prompt)
-    if decisions:
-        return decisions[0]
-    text = "".join(block.get("text", "") for block in result.message.get("content", []))
-    try:
-        return _RiskDecision.model_validate_json(_json_object(text))
-    except (ValidationError, ValueError):
-        raise ValueError(
-            f"LLM risk classifier produced no structured output (stop_reason={result.stop_reason!r}): the model "
-            "neither called _RiskDecision nor answered a JSON object with requires_approval and reason"
-        ) from None
-
-
-def _json_object(text: str) -> str:
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ValueError("no JSON object in the answer")
-    return text[start : end + 1]
+    inner = Agent(model=model, system_prompt=system_prompt, callback_handler=None)
+    result = await inner.invoke_async(prompt, structured_output_model=_RiskDecision)
+    decision = result.structured_output
+    if not isinstance(decision, _RiskDecision):
+        raise ValueError(f"LLM risk classifier produced no structured output (stop_reason={result.stop_reason!r})")
+    return decision
 
 
 __all__ = ["ClassifierResult", "HumanInTheLoopClassifier", "LLMClassifierConfig"]
