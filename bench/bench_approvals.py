@@ -16,7 +16,10 @@ benchmarks), then a text turn ends it. The same agent runs:
 The overhead per tool call is ``(variant - plain) / 200``, in µs; target for ``policy``: at most 20 µs. The same
 ``plain`` / ``allowed`` pair runs on strands-agents 1.62 (its HumanInTheLoop has no policy; for reference only).
 Each framework runs in its own fresh subprocess; a full run makes 5 rounds, each worker taking 8 samples of every
-variant, one after another in rotating order. The overhead is the median of the paired differences (each sample of
+variant, one after another in rotating order. Invocations are timed in CPU time of the process
+(``time.process_time``): the work is single-threaded (``add_one`` is async, the models yield precomputed events),
+so this is its cost whatever other processes do with the machine's cores, where wall-clock time would also count
+the time the process waited for a core. The overhead is the median of the paired differences (each sample of
 a variant minus the ``plain`` sample taken next to it), so load from other processes, which drifts over seconds,
 cancels out; the table also shows the medians of the invocations themselves, and the overhead between the fastest
 samples (the least disturbed by other processes). Every run is checked after the clock
@@ -148,9 +151,9 @@ def check(root: str, variant: str, agent: Any, result: Any) -> None:
 async def sample(root: str, variant: str, build: Any) -> float:
     agent = build()
     gc.collect()
-    start = time.perf_counter()
+    start = time.process_time()
     result = await agent.invoke_async("go")
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     check(root, variant, agent, result)
     return elapsed
 

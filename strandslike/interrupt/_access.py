@@ -6,6 +6,8 @@ trail next to the interrupts' own entries. These two functions give that access 
 agent's private interrupt state.
 """
 
+import json
+import time
 from typing import Any
 
 from .._json import ensure_json_serializable
@@ -57,49 +59,70 @@ def record_audit(owner: Any, event: str, *, name: str, interrupt_id: str | None 
         NotJSONSerializableError: A detail cannot be persisted (a `TypeError`); nothing was recorded.
     """
     state = getattr(owner, "_interrupt_state", None)
-    if state is None or not hasattr(state, "add_entry"):
+    if state is None or not hasattr(state, "append_entry"):
         raise TypeError(f"record_audit() takes an Agent, Graph or Swarm, got {type(owner).__name__}")
     if type(event) is not str or not event or type(name) is not str or not name:
         label, value = ("event", event) if type(event) is not str or not event else ("name", name)
         raise ValueError(f"{label}={value!r} | an audit entry's {label} must be a non-empty string")
-    if not _plainly_json(details, 0):  # the common case (plain data) is checked without encoding it
+    # The entry keeps a copy, so what it records cannot change afterwards (a tool input edited later, say). Plain
+    # data, the common case, is copied and checked in one walk without encoding it.
+    entry: dict[str, Any] = {"time": time.time(), "event": event, "interrupt_id": interrupt_id, "name": name}
+    if not _copy_into(entry, details, 0):
         ensure_json_serializable(details, f"The details of audit entry {event!r}")
-    state.add_entry(event, name, interrupt_id, details)
+        entry.update(json.loads(json.dumps(details)))  # as it will read back from the session (tuples as lists)
+    state.append_entry(entry)
 
 
 _SAFE_INT = 2**53
 
 
-def _plainly_json(value: Any, depth: int) -> bool:
-    """Whether ``value`` is plainly storable JSON: ASCII text, safe numbers, booleans, None, lists, str-keyed dicts.
+_NOT_PLAIN: Any = object()
 
+
+def _copy_into(target: dict[str, Any], source: dict[str, Any], depth: int) -> bool:
+    """Copy the plainly storable JSON items of ``source`` into ``target``; False if any is not (see `_plain_copy`)."""
+    for key, item in source.items():
+        if type(key) is not str or not key.isascii():
+            return False
+        if type(item) is str:  # the usual value, checked here rather than by a call
+            if not item.isascii():
+                return False
+            target[key] = item
+        else:
+            item = _plain_copy(item, depth + 1)
+            if item is _NOT_PLAIN:
+                return False
+            target[key] = item
+    return True
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """Copy ``value`` if it is plainly storable JSON, else return `_NOT_PLAIN`.
+
+    Plain means ASCII text, safe integers, finite floats, booleans, None, lists and dicts with ASCII string keys.
     Anything else (non-ASCII text, huge or non-finite numbers, tuples, other keys, deep nesting) is not rejected
     here: it is left to `ensure_json_serializable`, the canonical check.
     """
     kind = type(value)
     if kind is str:
-        return bool(value.isascii())
+        return value if value.isascii() else _NOT_PLAIN
     if kind is bool or value is None:
-        return True
+        return value
     if kind is int:
-        return bool(-_SAFE_INT < value < _SAFE_INT)
+        return value if -_SAFE_INT < value < _SAFE_INT else _NOT_PLAIN
     if kind is float:
-        return bool(value - value == 0.0)  # finite (inf - inf and nan - nan are nan)
+        return value if value - value == 0.0 else _NOT_PLAIN  # finite (inf - inf and nan - nan are nan)
     if depth > 20:
-        return False
+        return _NOT_PLAIN
     if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or not key.isascii():
-                return False
-            if type(item) is str:  # the usual value, checked here rather than by a call
-                if not item.isascii():
-                    return False
-            elif not _plainly_json(item, depth + 1):
-                return False
-        return True
+        copied: dict[str, Any] = {}
+        return copied if _copy_into(copied, value, depth) else _NOT_PLAIN
     if kind is list:
+        items = []
         for item in value:
-            if not _plainly_json(item, depth + 1):
-                return False
-        return True
-    return False
+            item = _plain_copy(item, depth + 1)
+            if item is _NOT_PLAIN:
+                return _NOT_PLAIN
+            items.append(item)
+        return items
+    return _NOT_PLAIN

@@ -400,12 +400,10 @@ class _InterruptState:
 
     def note(self, event: str, name: str, interrupt_id: str | None = None, **details: Any) -> None:
         """Append an entry that may concern no interrupt (an approval decided by a rule, a trust grant)."""
-        self.add_entry(event, name, interrupt_id, details)
+        self.append_entry({"time": time.time(), "event": event, "interrupt_id": interrupt_id, "name": name, **details})
 
-    def add_entry(self, event: str, name: str, interrupt_id: str | None, details: dict[str, Any]) -> None:
-        """Append an entry with ``details`` (already checked to be JSON-serializable)."""
-        entry = {"time": time.time(), "event": event, "interrupt_id": interrupt_id, "name": name}
-        entry.update(details)
+    def append_entry(self, entry: dict[str, Any]) -> None:
+        """Append a complete entry (``time``, ``event``, ``interrupt_id``, ``name`` and JSON-serializable details)."""
         self.audit.append(entry)
         self._version += 1
 

@@ -226,6 +226,8 @@ class InterventionRegistry:
             try:
                 result = getattr(handler, method)(event)
                 action = await result if inspect.isawaitable(result) else result
+                if type(action) is Proceed:  # the usual answer: nothing to check or apply
+                    continue
                 _check_action(handler, method, action)
             except InterruptException:
                 raise  # control flow (the run pauses), not a handler failure: on_error does not apply

@@ -42,17 +42,20 @@ class TrustGrant:
     granted_at: str | None = None
     granted_by: str | None = None
     _conditions: tuple[Condition, ...] = field(default=(), init=False, repr=False, compare=False)
+    _record: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_conditions", compile_conditions(self.args))
+        record = {"tool": self.tool, "args": self.args, "granted_at": self.granted_at, "granted_by": self.granted_by}
+        object.__setattr__(self, "_record", record)
 
     def matches(self, tool_name: str, tool_input: Any) -> bool:
         """Return whether this grant covers a call of ``tool_name`` with ``tool_input``."""
-        return tool_name == self.tool and match_all(self._conditions, tool_input)
+        return tool_name == self.tool and (not self._conditions or match_all(self._conditions, tool_input))
 
     def to_dict(self) -> dict[str, Any]:
         """Return the grant as it is stored in ``agent.state``."""
-        return {"tool": self.tool, "args": self.args, "granted_at": self.granted_at, "granted_by": self.granted_by}
+        return dict(self._record)
 
     def describe(self) -> str:
         """Return a one-line description: ``delete_files (any arguments)`` or ``write_file where path glob /tmp/*``."""

@@ -197,7 +197,7 @@ class HumanInTheLoop(InterventionHandler):
                 verdict.decided_by,
                 rule=verdict.rule,
                 reason=verdict.reason,
-                trust=grant.to_dict() if grant is not None else None,
+                trust=grant._record if grant is not None else None,  # read-only here: the entry copies it
             )
             return _PROCEED
         tool_name = event.tool_use["name"]
@@ -355,6 +355,21 @@ class HumanInTheLoop(InterventionHandler):
         trust: dict[str, Any] | None = None,
     ) -> None:
         tool_use = event.tool_use
+        if not reason and trust is not None:  # every trusted call, built in one call
+            record_audit(
+                event.agent,
+                "decision",
+                name=self.name,
+                interrupt_id=interrupt_id,
+                decision=decision,
+                tool=tool_use["name"],
+                tool_use_id=tool_use["toolUseId"],
+                input=tool_use["input"],
+                decided_by=decided_by,
+                rule=rule.name if rule is not None else None,
+                trust=trust,
+            )
+            return
         if not reason and trust is None:  # the common entry (every allowed call), built in one call
             record_audit(
                 event.agent,

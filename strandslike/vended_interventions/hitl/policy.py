@@ -205,8 +205,9 @@ class ApprovalPolicy:
         self.source = source
         self._default_decision = PolicyDecision(default)
         self._decisions = [(rule, PolicyDecision(rule.action, rule)) for rule in self.rules]
-        # Per tool name: the conditions and decision of each rule naming it, in order (decisions are immutable).
-        self._candidates: dict[str, tuple[tuple[tuple[Condition, ...], PolicyDecision], ...]] = {}
+        # Per tool name, each rule naming it, in order: (the name of its only condition's top-level argument, or
+        # None; that condition's test; all its conditions; its decision). Decisions are immutable.
+        self._candidates: dict[str, tuple[_Candidate, ...]] = {}
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "<dict>") -> "ApprovalPolicy":
@@ -265,18 +266,17 @@ class ApprovalPolicy:
         candidates = self._candidates.get(tool_name)
         if candidates is None:
             candidates = tuple(
-                (rule._conditions, decision) for rule, decision in self._decisions if rule.matches_tool(tool_name)
+                _candidate(rule, decision) for rule, decision in self._decisions if rule.matches_tool(tool_name)
             )
             if len(self._candidates) < _CANDIDATE_CACHE_LIMIT:
                 self._candidates[tool_name] = candidates
-        simple = type(tool_input) is dict
-        for conditions, decision in candidates:
+        get = tool_input.get if type(tool_input) is dict else None
+        for argument, matcher, conditions, decision in candidates:
             if not conditions:
                 return decision
-            if simple and len(conditions) == 1 and len(conditions[0][0]) == 1:
+            if argument is not None and get is not None:
                 # The usual rule, one condition on one top-level argument: tested here without a helper call.
-                (name,), matcher = conditions[0]
-                value = tool_input.get(name, _MISSING)
+                value = get(argument, _MISSING)
                 if value is not _MISSING and matcher(value):
                     return decision
             elif match_all(conditions, tool_input):
@@ -289,6 +289,17 @@ class ApprovalPolicy:
 
     def __repr__(self) -> str:
         return f"ApprovalPolicy(default={self.default!r}, rules={len(self.rules)}, source={self.source!r})"
+
+
+_Candidate = tuple[str | None, Any, tuple[Condition, ...], PolicyDecision]
+
+
+def _candidate(rule: PolicyRule, decision: PolicyDecision) -> _Candidate:
+    conditions = rule._conditions
+    if len(conditions) == 1 and len(conditions[0][0]) == 1:
+        (argument,), matcher = conditions[0]
+        return argument, matcher, conditions, decision
+    return None, None, conditions, decision
 
 
 def _build_rule(raw: Any, index: int, source: str) -> PolicyRule:
