@@ -37,7 +37,8 @@ def test_find_interrupt_sees_its_own_interrupt_and_how_it_was_answered():
     assert agent.pending_interrupts == paused.interrupts
     agent([paused.interrupts[0].restart(input={"x": 2}, metadata="edited")])
     raised, (answer, action) = SEEN[1], SEEN[2]
-    assert raised is not None and raised.id == paused.interrupts[0].id
+    assert raised is not None
+    assert raised.id == paused.interrupts[0].id
     assert (answer, action) == ("edited", "restart")
     assert agent.pending_interrupts == []
 
