@@ -12,7 +12,6 @@ from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import Any
 
 import anyio
-import sniffio
 
 _DONE = object()
 
@@ -34,16 +33,13 @@ async def iterate_in_thread(
     """
     stop = threading.Event()
     try:
-        backend = sniffio.current_async_library()
-    except sniffio.AsyncLibraryNotFoundError:  # pragma: no cover - always called from async code
-        backend = "asyncio"
-    if backend != "asyncio":  # other backends: collect in a worker thread, then yield (correct, not incremental)
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # another anyio backend (trio): collect in a worker thread, then yield (not incremental)
         items = await anyio.to_thread.run_sync(lambda: list(produce(stop)))
         for item in items:
             yield item
         return
 
-    loop = asyncio.get_running_loop()
     buffer: deque[Any] = deque()
     lock = threading.Lock()
     waiter: list[asyncio.Future[None] | None] = [None]
