@@ -59,6 +59,14 @@ class Failure:
     midstream: bool = False
 
 
+@dataclass
+class RawBody:
+    """A 200 response whose body is exactly these bytes (hand-made or damaged streams)."""
+
+    body: bytes
+    content_type: str = "application/vnd.amazon.eventstream"
+
+
 def _fragments(value: dict[str, Any], parts: int = 3) -> list[str]:
     encoded = json.dumps(value)
     size = max(1, -(-len(encoded) // parts))
@@ -281,36 +289,46 @@ def event_frame(headers: dict[str, str], payload: dict[str, Any]) -> bytes:
     return message + struct.pack("!I", binascii.crc32(message) & 0xFFFFFFFF)
 
 
-def _bedrock_event(kind: str, payload: dict[str, Any]) -> bytes:
+_PADDING = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def bedrock_event_frame(kind: str, payload: dict[str, Any], *, pad: bool = True) -> bytes:
+    """One ConverseStream event message, padded as Bedrock pads every event.
+
+    Bedrock adds a member ``"p"`` of varying length to each event (it hides the token lengths); the member is not
+    in the service model, so SDKs drop it.
+    """
+    if pad:
+        payload = {**payload, "p": _PADDING[: 1 + len(repr(payload)) % len(_PADDING)]}
     return event_frame({":event-type": kind, ":content-type": "application/json", ":message-type": "event"}, payload)
 
 
 def bedrock_events(reply: Reply) -> Iterator[bytes]:
-    yield _bedrock_event("messageStart", {"role": "assistant"})
+    yield bedrock_event_frame("messageStart", {"role": "assistant"})
     index = 0
     if reply.text:
         for piece in reply.text_pieces():
-            yield _bedrock_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": piece}})
-        yield _bedrock_event("contentBlockStop", {"contentBlockIndex": 0})
+            yield bedrock_event_frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": piece}})
+        yield bedrock_event_frame("contentBlockStop", {"contentBlockIndex": 0})
         index = 1
     for tool_id, name, tool_input in reply.tools:
-        yield _bedrock_event(
+        yield bedrock_event_frame(
             "contentBlockStart",
             {"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": tool_id, "name": name}}},
         )
         for part in _fragments(tool_input):
-            yield _bedrock_event(
+            yield bedrock_event_frame(
                 "contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": part}}}
             )
-        yield _bedrock_event("contentBlockStop", {"contentBlockIndex": index})
+        yield bedrock_event_frame("contentBlockStop", {"contentBlockIndex": index})
         index += 1
-    yield _bedrock_event("messageStop", {"stopReason": reply.stop_reason})
+    yield bedrock_event_frame("messageStop", {"stopReason": reply.stop_reason})
     usage = {
         "inputTokens": reply.usage[0],
         "outputTokens": reply.usage[1],
         "totalTokens": reply.usage[0] + reply.usage[1],
     }
-    yield _bedrock_event("metadata", {"usage": usage, "metrics": {"latencyMs": 5}})
+    yield bedrock_event_frame("metadata", {"usage": usage, "metrics": {"latencyMs": 5}})
 
 
 def render_bedrock(reply: Reply) -> bytes:
@@ -334,7 +352,7 @@ def bedrock_failure(failure: Failure) -> tuple[int, dict[str, str], bytes]:
 def bedrock_midstream_failure(failure: Failure) -> bytes:
     _, code, default = _BEDROCK_ERRORS[failure.kind]
     code = code[0].lower() + code[1:]
-    return _bedrock_event("messageStart", {"role": "assistant"}) + event_frame(
+    return bedrock_event_frame("messageStart", {"role": "assistant"}) + event_frame(
         {":exception-type": code, ":content-type": "application/json", ":message-type": "exception"},
         {"message": failure.message or default},
     )
@@ -360,8 +378,8 @@ class FakeLLM:
         requests: ``(protocol, path, parsed JSON body)`` of every request, in order.
     """
 
-    def __init__(self, script: list[Reply | Failure] | None = None, *, repeat: Reply | None = None) -> None:
-        self.script: list[Reply | Failure] = list(script or [])
+    def __init__(self, script: list[Reply | Failure | RawBody] | None = None, *, repeat: Reply | None = None) -> None:
+        self.script: list[Reply | Failure | RawBody] = list(script or [])
         self.repeat = repeat
         self.requests: list[tuple[str, str, dict[str, Any]]] = []
         self._lock = threading.Lock()
@@ -402,11 +420,11 @@ class FakeLLM:
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
-    def add(self, *entries: Reply | Failure) -> None:
+    def add(self, *entries: Reply | Failure | RawBody) -> None:
         with self._lock:
             self.script.extend(entries)
 
-    def _next(self) -> Reply | Failure:
+    def _next(self) -> Reply | Failure | RawBody:
         with self._lock:
             if self.script:
                 return self.script.pop(0)
@@ -423,6 +441,9 @@ class FakeLLM:
         with self._lock:
             self.requests.append((protocol, handler.path, parsed))
         entry = self._next()
+        if isinstance(entry, RawBody):
+            self._send(handler, 200, {"Content-Type": entry.content_type}, entry.body)
+            return
         if isinstance(entry, Failure) and not (entry.midstream and protocol == "bedrock"):
             status, headers, payload = {
                 "openai": openai_failure,
