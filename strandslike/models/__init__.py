@@ -4,6 +4,7 @@
 never needs boto3, openai or anthropic (install them with the ``bedrock``, ``openai`` and ``anthropic`` extras).
 """
 
+from ._aws_eventstream import EventStreamDecodeError
 from .anthropic import AnthropicModel
 from .bedrock import BedrockModel
 from .model import Model
@@ -22,6 +23,7 @@ from .scripted import (
 __all__ = [
     "AnthropicModel",
     "BedrockModel",
+    "EventStreamDecodeError",
     "Model",
     "OpenAIModel",
     "ScriptExhaustedError",

@@ -1,8 +1,9 @@
-"""Stream items produced by a blocking iterator in a worker thread into async code, in batches.
+"""Stream batches of items produced by a blocking iterator in a worker thread into async code.
 
 boto3's event streams are blocking. Handing every event to the event loop on its own (a queue put plus a loop
-wake-up per event, as Strands does) costs a system call per token; here the worker appends to a buffer and wakes
-the loop only when the consumer is waiting, and the consumer takes everything buffered at once.
+wake-up per event, as Strands does) costs a system call per token; here the worker hands over whole batches (the
+events decoded from one read of the socket), appends them to a buffer and wakes the loop only when the consumer is
+waiting, and the consumer takes everything buffered at once.
 """
 
 import asyncio
@@ -24,20 +25,22 @@ class _Failure:
 
 
 async def iterate_in_thread(
-    produce: Callable[[threading.Event], Iterator[Any]], *, name: str = "strandslike-stream"
+    produce: Callable[[threading.Event], Iterator[list[Any]]], *, name: str = "strandslike-stream"
 ) -> AsyncGenerator[Any, None]:
-    """Run ``produce(stop)`` in a worker thread and yield what it yields, as soon as the consumer asks.
+    """Run ``produce(stop)`` in a worker thread and yield the items of the lists it yields, as soon as asked.
 
-    ``produce`` must check ``stop`` between items and return once it is set (it is set when the consumer stops
-    early or fails). An exception raised by ``produce`` is raised here, after the items before it.
+    ``produce`` yields batches (lists of items); it must check ``stop`` between batches and return once it is set
+    (it is set when the consumer stops early or fails). An exception raised by ``produce`` is raised here, after
+    the items before it.
     """
     stop = threading.Event()
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # another anyio backend (trio): collect in a worker thread, then yield (not incremental)
-        items = await anyio.to_thread.run_sync(lambda: list(produce(stop)))
-        for item in items:
-            yield item
+        batches = await anyio.to_thread.run_sync(lambda: list(produce(stop)))
+        for batch in batches:
+            for item in batch:
+                yield item
         return
 
     buffer: deque[Any] = deque()
@@ -48,7 +51,7 @@ async def iterate_in_thread(
         if not future.done():
             future.set_result(None)
 
-    def push(item: Any) -> None:
+    def push(item: Any) -> None:  # a batch, a _Failure or _DONE
         with lock:
             buffer.append(item)
             future, waiter[0] = waiter[0], None
@@ -57,8 +60,8 @@ async def iterate_in_thread(
 
     def work() -> None:
         try:
-            for item in produce(stop):
-                push(item)
+            for batch in produce(stop):
+                push(batch)
                 if stop.is_set():
                     break
         except BaseException as exc:  # handed to the consumer, which re-raises it in its own task
@@ -72,22 +75,23 @@ async def iterate_in_thread(
         while True:
             with lock:
                 if buffer:
-                    batch = list(buffer)
+                    entries = list(buffer)
                     buffer.clear()
                     future = None
                 else:
-                    batch = []
+                    entries = []
                     future = waiter[0] = loop.create_future()
             if future is not None:
                 await future
                 continue
-            for item in batch:
-                if item is _DONE:
+            for entry in entries:
+                if entry is _DONE:
                     return
-                if isinstance(item, _Failure):
-                    raise item.error
-                yield item
+                if isinstance(entry, _Failure):
+                    raise entry.error
+                for item in entry:
+                    yield item
     finally:
-        # The worker notices at its next item and closes its stream itself: closing a botocore stream from
+        # The worker notices at its next batch and closes its stream itself: closing a botocore stream from
         # another thread while it reads is not safe, and waiting here could block on a stalled connection.
         stop.set()

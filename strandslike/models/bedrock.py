@@ -13,7 +13,7 @@ model = BedrockModel(model_id="us.anthropic.claude-sonnet-4-20250514-v1:0", regi
 import logging
 import os
 import threading
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -23,7 +23,9 @@ from ..types.content import Messages
 from ..types.exceptions import ContextWindowOverflowException, ModelThrottledException
 from ..types.streaming import StreamEvent
 from ..types.tools import ToolChoice, ToolSpec
+from ._aws_eventstream import EventStreamDecodeError
 from ._bedrock_format import MODELS_INCLUDE_STATUS, format_messages, has_tool_content, non_streaming_events
+from ._bedrock_stream import ConverseStreamReader, call_converse_stream, read_events, supports, watch_raw_bodies
 from ._provider import check_config_keys, import_sdk
 from ._thread_stream import iterate_in_thread
 from .model import Model
@@ -149,6 +151,11 @@ class BedrockModel(Model):
         self.client = session.client(
             service_name="bedrock-runtime", config=client_config, endpoint_url=endpoint_url, region_name=region
         )
+        # boto3 sends the request and raises HTTP errors; the event stream is decoded here (_bedrock_stream).
+        self._reader: ConverseStreamReader | None = None
+        self._fast_stream = supports(self.client)
+        if self._fast_stream:
+            watch_raw_bodies(self.client)
         logger.debug("region=<%s>, config=<%s> | bedrock client created", region, self.config)
 
     def update_config(self, **model_config: Any) -> None:
@@ -251,13 +258,16 @@ class BedrockModel(Model):
     ) -> AsyncGenerator[StreamEvent, None]:
         """Stream the model's reply (Converse events pass through as Bedrock sends them).
 
-        The blocking boto3 stream is read in a worker thread; events reach this generator in batches.
+        boto3 sends the request; the response body is read in a worker thread and decoded by strandslike into the
+        same events botocore's ``EventStream`` would give (see `_bedrock_stream`), which reach this generator in
+        batches, one per read of the socket.
 
         Raises:
             ModelThrottledException: Bedrock throttled the request (or is briefly unavailable).
             ContextWindowOverflowException: The conversation does not fit the model's context window.
-            botocore.exceptions.ClientError: Any other error (access denied, validation, ...), with notes naming
-                the region and model id.
+            EventStreamDecodeError: The response's event stream is corrupt (a CRC mismatch) or was cut off.
+            botocore.exceptions.ClientError: Any other error (access denied, validation, model stream errors, ...),
+                with notes naming the region and model id.
         """
         system = kwargs.get("system_prompt_content")
         if system is None and system_prompt:
@@ -266,34 +276,45 @@ class BedrockModel(Model):
         cancel_signal: threading.Event | None = kwargs.get("cancel_signal")
         streaming = self.config.get("streaming", True) is not False
 
-        def produce(stop: threading.Event) -> Iterator[StreamEvent]:
+        def produce(stop: threading.Event) -> Iterator[list[StreamEvent]]:
             if not streaming:
-                yield from non_streaming_events(self._call(self.client.converse, request))
+                yield list(non_streaming_events(self._call(lambda: self.client.converse(**request))))
                 return
-            events = self._call(self.client.converse_stream, request)["stream"]
+            response, raw = self._call(lambda: call_converse_stream(self.client, request))
+            events = response["stream"]
             try:
-                for event in self._guard(events):
+                if raw is not None and self._fast_stream:
+                    batches = read_events(raw, self._converse_reader())
+                else:  # a stubbed client: botocore's own reader, one event at a time
+                    batches = ([event] for event in events)
+                for batch in self._guard(batches):
                     if stop.is_set() or (cancel_signal is not None and cancel_signal.is_set()):
                         break
-                    yield event
+                    yield batch
             finally:
                 events.close()
 
         async for event in iterate_in_thread(produce, name="strandslike-bedrock"):
             yield event
 
-    def _call(self, method: Any, request: dict[str, Any]) -> Any:
+    def _converse_reader(self) -> ConverseStreamReader:
+        reader = self._reader
+        if reader is None:  # compiled from the service model on first use; a race only compiles it twice
+            reader = self._reader = ConverseStreamReader(self.client.meta.service_model)
+        return reader
+
+    def _call(self, call: Callable[[], Any]) -> Any:
         try:
-            return method(**request)
+            return call()
         except Exception as error:
             translated = self._translate(error)
             if translated is error:
                 raise
             raise translated from error
 
-    def _guard(self, events: Any) -> Iterator[StreamEvent]:
+    def _guard(self, batches: Iterator[list[StreamEvent]]) -> Iterator[list[StreamEvent]]:
         try:
-            yield from events
+            yield from batches
         except Exception as error:
             translated = self._translate(error)
             if translated is error:
@@ -330,4 +351,4 @@ class BedrockModel(Model):
             yield event
 
 
-__all__ = ["BedrockModel"]
+__all__ = ["BedrockModel", "EventStreamDecodeError"]

@@ -14,6 +14,7 @@ from strandslike.models._aws_eventstream import (
     iter_frames,
     parse_headers,
 )
+from strandslike.models.bedrock import EventStreamDecodeError as PublicEventStreamDecodeError
 
 
 def header(name: str, kind: int, value: object = None) -> bytes:
@@ -101,6 +102,11 @@ def test_valid_messages_decode_as_botocore_decodes_them():
     )
     assert frames[1] == (ALL_TYPES_PARSED, b"\x00binary\xffpayload")
     assert frames[3] == ({}, b"")
+
+
+def test_the_public_error_is_the_decoder_error():
+    assert PublicEventStreamDecodeError is EventStreamDecodeError
+    assert issubclass(EventStreamDecodeError, ValueError)
 
 
 def test_a_stream_split_in_two_at_any_byte_decodes_the_same():
