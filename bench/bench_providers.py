@@ -7,11 +7,16 @@
 The fake (tests/fake_llm.py) serves the same bytes to all three: OpenAI SSE, Anthropic SSE, or Bedrock's
 event-stream framing. Targets: strandslike <= 1.2x the floor and <= 1/2 of strands.
 
-    bench/.venv/bin/python bench/bench_providers.py [--quick]
+    bench/.venv/bin/python bench/bench_providers.py [--quick] [--repeats N] [--only bedrock]
+
+The three are timed in turn, round after round (the order rotating), with ``gc.collect()`` before each run, so a
+change in the machine's load hits all three alike; each figure is the median, and the interquartile range and the
+best run are printed too.
 """
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -29,7 +34,7 @@ os.environ.update(
 for _name in ("AWS_PROFILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"):
     os.environ.pop(_name, None)
 
-from fake_llm import FakeLLM, Reply, make_model  # noqa: E402
+from fake_llm import PROTOCOLS, FakeLLM, Reply, make_model  # noqa: E402
 
 TOKENS = 2000
 REPLY = Reply(
@@ -170,25 +175,44 @@ def strands_runner(protocol: str, url: str) -> Any:
     return run
 
 
-async def measure(run: Any, repeats: int) -> float:
-    await run()  # warm up: imports, first connection
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        await run()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+async def measure(runs: dict[str, Any], repeats: int) -> dict[str, list[float]]:
+    """Time each runner ``repeats`` times, interleaved (a rotating order per round), so load drift hits all alike."""
+    for run in runs.values():
+        await run()  # warm up: imports, first connection
+    names = list(runs)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(repeats):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            gc.collect()
+            started = time.perf_counter()
+            await runs[name]()
+            samples[name].append(time.perf_counter() - started)
+    return samples
 
 
-async def main(repeats: int) -> int:
+def quartiles(values: list[float]) -> tuple[float, float]:
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    return q1, q3
+
+
+async def main(repeats: int, protocols: list[str]) -> int:
     failures = 0
     print(f"provider overhead: a {TOKENS}-token answer with two tool calls, median of {repeats} runs (ms)")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start")
     print(f"{'provider':<10} {'floor':>8} {'strandslike':>12} {'strands':>9} {'vs floor':>9} {'vs strands':>11}")
+    spreads = []
     with FakeLLM(repeat=REPLY) as fake:
-        for protocol in ("openai", "anthropic", "bedrock"):
-            floor = await measure(floor_runner(protocol, fake.url), repeats)
-            ours = await measure(ours_runner(protocol, fake), repeats)
-            theirs = await measure(strands_runner(protocol, fake.url), repeats)
+        for protocol in protocols:
+            samples = await measure(
+                {
+                    "floor": floor_runner(protocol, fake.url),
+                    "strandslike": ours_runner(protocol, fake),
+                    "strands": strands_runner(protocol, fake.url),
+                },
+                repeats,
+            )
+            floor, ours, theirs = (statistics.median(samples[name]) for name in ("floor", "strandslike", "strands"))
             vs_floor, vs_strands = ours / floor, ours / theirs
             ok = vs_floor <= 1.2 and vs_strands <= 0.5
             failures += not ok
@@ -196,12 +220,26 @@ async def main(repeats: int) -> int:
                 f"{protocol:<10} {floor * 1e3:8.1f} {ours * 1e3:12.1f} {theirs * 1e3:9.1f} {vs_floor:8.2f}x "
                 f"{vs_strands:10.2f}x  {'ok' if ok else 'MISSED'}"
             )
+            spreads.append(
+                f"{protocol:<10} "
+                + "  ".join(
+                    f"{name} {q1 * 1e3:.1f}-{q3 * 1e3:.1f} (min {min(samples[name]) * 1e3:.1f})"
+                    for name in ("floor", "strandslike", "strands")
+                    for q1, q3 in [quartiles(samples[name])]
+                )
+            )
+    print("interquartile ranges, ms:")
+    print("\n".join(spreads))
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="5 runs per figure instead of 15")
+    parser.add_argument("--repeats", type=int, help="runs per figure (overrides --quick)")
+    parser.add_argument("--only", action="append", choices=PROTOCOLS, help="measure only this provider (repeatable)")
     parser.add_argument("--report", action="store_true", help="accepted for run.sh; ignored")
     args = parser.parse_args()
-    sys.exit(asyncio.run(main(5 if args.quick else 15)))
+    repeats = args.repeats or (5 if args.quick else 15)
+    sys.exit(asyncio.run(main(repeats, args.only or list(PROTOCOLS))))
