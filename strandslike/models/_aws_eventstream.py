@@ -42,6 +42,8 @@ class EventStreamDecodeError(StrandslikeError, ValueError):
     or proxy that damaged or cut the response; retrying the request normally succeeds.
     """
 
+    code = "EVENT_STREAM_CORRUPT"
+
     def __init__(self, problem: str, offset: int) -> None:
         self.problem = problem
         self.offset = offset

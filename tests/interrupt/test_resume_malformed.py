@@ -299,6 +299,7 @@ def _all_subclasses(cls: type) -> set[type]:
 
 # Errors a caller of an agent or orchestrator may have to act on; each has its own code, listed in the README.
 LISTED = {
+    "EventStreamDecodeError",
     "InvalidIdError",
     "InvalidModelConfigError",
     "InvalidRetryStrategyError",

@@ -107,6 +107,7 @@ def test_valid_messages_decode_as_botocore_decodes_them():
 def test_the_public_error_is_the_decoder_error():
     assert PublicEventStreamDecodeError is EventStreamDecodeError
     assert issubclass(EventStreamDecodeError, ValueError)
+    assert EventStreamDecodeError.code == "EVENT_STREAM_CORRUPT"
 
 
 def test_a_stream_split_in_two_at_any_byte_decodes_the_same():
