@@ -163,16 +163,27 @@ class Interrupt:
         """Give the result of the tool call this interrupt is bound to; the tool does not run (Genkit respond)."""
         return self._block(output, "respond")
 
-    def restart(self, input: dict[str, Any] | None = None, metadata: Any = None) -> InterruptAnswerContent:
+    def restart(
+        self, input: dict[str, Any] | None = None, metadata: Any = None, *, response: Any = None
+    ) -> InterruptAnswerContent:
         """Run the tool call again, optionally with edited input (only if raised with ``allow_edits=True``).
 
-        The hooks run again on the (edited) call, the ``interrupt()`` call that raised this interrupt returns
-        ``metadata``, and the tool's context reports ``is_resumed``, ``resumed_metadata`` and ``original_input``.
+        The call goes back through the `BeforeToolCallEvent` hooks (with the edited input), then the tool runs
+        again from the top. Its context reports ``is_resumed``, ``resumed_metadata`` (``metadata``) and
+        ``original_input`` (the model's input, when ``input`` replaced it). The ``interrupt()`` call that raised
+        this interrupt does not pause again: it returns ``response``, checked and converted like a resume's answer
+        (an interrupt raised with ``response_type`` needs a ``response`` that fits it). ``metadata`` is never
+        returned by ``interrupt()``: it is context for the tool, not an answer.
+
+        Args:
+            input: The full replacement of the tool's input (not merged); None keeps the model's input.
+            metadata: JSON data handed to the restarted tool as ``tool_context.resumed_metadata``.
+            response: What ``interrupt()`` returns in the restarted call, e.g. ``{"approved": True}``.
         """
         extra: dict[str, Any] = {"metadata": metadata}
         if input is not None:
             extra["input"] = input
-        return self._block(metadata, "restart", **extra)
+        return self._block(response, "restart", **extra)
 
     def cancel(self) -> InterruptAnswerContent:
         """Abandon: the tool call (or node, or step) does not run and the model sees a cancelled result."""

@@ -32,6 +32,10 @@ from ._interrupt import Interrupt, InterruptException, ResumeAction
 from ._response_types import restored_validator
 
 _ACTIONS = ("resume", "respond", "restart", "cancel")
+_RESTART_HINT = (
+    " (a restart answers the interrupt too: the restarted call's interrupt() returns the restart's response, so "
+    "pass one that fits the response type, e.g. interrupt.restart(input=..., response={...}))"
+)
 _RESOLVED_LIMIT = 1000
 
 
@@ -206,7 +210,9 @@ class _InterruptState:
             self._validators[interrupt_id] = validate
         if not existing.answered:
             raise InterruptException(existing)
-        if validate is None or existing.action not in (None, "resume"):
+        # A restart answers too: the restarted call's interrupt() returns the restart's response (never its
+        # metadata), typed like a resume's answer.
+        if validate is None or existing.action not in (None, "resume", "restart"):
             return existing.response
         try:
             return validate(existing.response)
@@ -319,17 +325,19 @@ class _InterruptState:
             raise SessionMismatchError(interrupt_id, given_session, interrupt.session_id or expected_session)
         if interrupt.expired and answer.action != "cancel":
             raise InterruptExpiredError(interrupt_id, interrupt.expires_at or "")
-        if answer.action == "resume" and interrupt.response_schema is not None:
-            _validate_schema(interrupt_id, interrupt.response_schema, answer.response)
+        answers_call = answer.action in ("resume", "restart")  # interrupt() returns the response
+        hint = _RESTART_HINT if answer.action == "restart" else ""
+        if answers_call and interrupt.response_schema is not None:
+            _validate_schema(interrupt_id, interrupt.response_schema, answer.response, hint)
         validate = self._validators.get(interrupt_id)
-        if validate is None and answer.action == "resume" and interrupt.response_type is not None:
+        if validate is None and answers_call and interrupt.response_type is not None:
             # Restored, and the raiser has not run in this process: find its type again (never imports anything).
             validate = restored_validator(interrupt.response_type, interrupt.response_schema)
-        if answer.action == "resume" and validate is not None:
+        if answers_call and validate is not None:
             try:
                 validate(answer.response)
             except ValueError as exc:
-                raise InvalidPayloadError(interrupt_id, _first_line(exc)) from None
+                raise InvalidPayloadError(interrupt_id, _first_line(exc) + hint) from None
         if answer.action in ("respond", "restart", "cancel") and interrupt.tool_use_id is None:
             if answer.action != "cancel":
                 raise NotToolBoundError(interrupt_id, answer.action)
@@ -359,6 +367,8 @@ class _InterruptState:
             details: dict[str, Any] = {"action": answer.action, "answer": answer.response}
             if answer.edited_input is not None:
                 details["edited_input"] = answer.edited_input
+            if answer.action == "restart" and answer.metadata is not None:
+                details["metadata"] = answer.metadata
             self.record(interrupt, "answered", **details)
         self._version += 1
 
@@ -580,7 +590,7 @@ def _first_line(exc: Exception) -> str:
     return " ".join(str(exc).split("\n")[:3])
 
 
-def _validate_schema(interrupt_id: str, schema: dict[str, Any], payload: Any) -> None:
+def _validate_schema(interrupt_id: str, schema: dict[str, Any], payload: Any, hint: str = "") -> None:
     problem = first_schema_error(schema, payload)
     if problem is not None:
-        raise InvalidPayloadError(interrupt_id, problem)
+        raise InvalidPayloadError(interrupt_id, problem + hint)

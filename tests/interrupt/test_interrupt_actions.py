@@ -4,8 +4,9 @@ from typing import Any
 
 import pytest
 from helpers import answer
+from pydantic import BaseModel
 
-from strandslike import Agent, ToolContext, tool
+from strandslike import Agent, InvalidPayloadError, ToolContext, tool
 from strandslike.hooks import (
     AfterNodeCallEvent,
     AfterToolCallEvent,
@@ -209,12 +210,80 @@ async def test_restart_without_input_runs_the_tool_again_with_resumed_metadata()
         },
     ]
     result = tool_result(agent)
-    assert result == {
-        "toolUseId": "t1",
-        "status": "success",
-        "content": [{"text": "sent 50 to robin ({'approved_by': 'alex'})"}],
-    }
+    # interrupt() in the restarted call returns the restart's response (None here), never its metadata.
+    assert result == {"toolUseId": "t1", "status": "success", "content": [{"text": "sent 50 to robin (None)"}]}
     assert model.calls == 2
+
+
+async def test_restart_response_is_what_interrupt_returns_in_the_restarted_call():
+    model = ScriptedModel([tool_call("transfer", to="robin", amount=50, tool_use_id="t1"), text("done")])
+    agent = Agent(model=model, tools=[transfer])
+    [interrupt] = (await agent.invoke_async("go")).interrupts
+    block = interrupt.restart(input={"to": "robin", "amount": 40}, metadata={"by": "alex"}, response="approved")
+    assert block["interruptResponse"]["response"] == "approved"
+    assert block["interruptResponse"]["metadata"] == {"by": "alex"}
+
+    await agent.invoke_async([block])
+
+    assert RUNS[-1]["resumed_metadata"] == {"by": "alex"}
+    assert {"text": "sent 40 to robin (approved)"} in tool_result(agent)["content"]
+
+
+class Approval(BaseModel):
+    approved: bool
+    note: str = ""
+
+
+@tool(context=True)
+def typed_transfer(tool_context: ToolContext, to: str, amount: float) -> str:
+    """Transfer money after a typed approval.
+
+    Args:
+        to: The account.
+        amount: The amount.
+    """
+    decision = tool_context.interrupt(
+        "approve-transfer", reason={"to": to, "amount": amount}, response_type=Approval, allow_edits=True
+    )
+    RUNS.append({"decision": decision, "metadata": tool_context.resumed_metadata, "input": (to, amount)})
+    return f"sent {amount} to {to}" if decision.approved else "not sent"
+
+
+async def test_a_typed_interrupt_restarted_with_edits_gets_the_typed_response_not_the_metadata():
+    model = ScriptedModel([tool_call("typed_transfer", to="Robin", amount=50, tool_use_id="t1"), text("done")])
+    agent = Agent(model=model, tools=[typed_transfer])
+    [interrupt] = (await agent.invoke_async("pay Robin 50")).interrupts
+
+    done = await agent.invoke_async(
+        [interrupt.restart(input={"to": "Robin", "amount": 40}, metadata={"by": "alex"}, response={"approved": True})]
+    )
+
+    assert done.stop_reason == "end_turn"
+    [run] = RUNS
+    assert run["decision"] == Approval(approved=True)  # the typed answer, validated into the response type
+    assert run["metadata"] == {"by": "alex"}  # the metadata stays context, on the tool context only
+    assert run["input"] == ("Robin", 40)
+    assert {"text": "sent 40.0 to Robin"} in tool_result(agent)["content"]
+
+
+@pytest.mark.parametrize("metadata", [None, {"approved": True}])
+async def test_a_typed_interrupt_restarted_without_a_fitting_response_is_refused_and_stays_resumable(metadata):
+    model = ScriptedModel([tool_call("typed_transfer", to="Robin", amount=50, tool_use_id="t1"), text("done")])
+    agent = Agent(model=model, tools=[typed_transfer])
+    [interrupt] = (await agent.invoke_async("pay Robin 50")).interrupts
+
+    for response in (None, {"approved": "maybe"}):
+        with pytest.raises(InvalidPayloadError, match=r"restart answers the interrupt too") as info:
+            await agent.invoke_async(
+                [interrupt.restart(input={"to": "Robin", "amount": 40}, metadata=metadata, response=response)]
+            )
+        assert info.value.code == "INVALID_PAYLOAD"
+    assert RUNS == []
+    assert agent._interrupt_state.activated
+
+    await agent.invoke_async([interrupt.restart(input={"to": "Robin", "amount": 40}, response={"approved": False})])
+    assert RUNS[0]["decision"] == Approval(approved=False)
+    assert {"text": "not sent"} in tool_result(agent)["content"]
 
 
 async def test_restart_without_input_leaves_original_input_unset():
@@ -274,7 +343,7 @@ async def test_restart_with_edited_input_runs_the_edited_call_and_keeps_the_orig
     }
     result = tool_result(agent)
     assert result["status"] == "success"
-    assert {"text": "sent 100 to robin ({'lowered': True})"} in result["content"]
+    assert {"text": "sent 100 to robin (None)"} in result["content"]  # no response given: interrupt() returns None
     # The model is told the call ran with other input than it asked for.
     assert any("edited" in block.get("text", "") for block in result["content"])
     # The assistant message keeps the model's own call.

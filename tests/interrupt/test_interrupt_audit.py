@@ -162,7 +162,8 @@ async def test_audit_for_a_restart_with_edited_input():
     raised, answered, outcome = agent.interrupt_audit
     assert raised["event"] == "raised"
     assert answered["action"] == "restart"
-    assert answered["answer"] == {"by": "alex"}
+    assert answered["answer"] is None  # the restart's response; its metadata is recorded apart
+    assert answered["metadata"] == {"by": "alex"}
     assert answered["edited_input"] == {"paths": ["a"]}
     assert outcome["action"] == "restart"
     assert outcome["result"]["status"] == "success"

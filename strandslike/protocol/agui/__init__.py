@@ -28,9 +28,10 @@ How it maps AG-UI onto strandslike:
   stopped before it finished (a failing hook, a crash), the report lists those interrupts with the answer given
   in ``metadata.answered`` (``{"status": ..., "payload": ...}``): send it again to finish the run.
 - **Resumes.** ``resolved`` + payload → ``interrupt.resume(payload)``; a payload with ``editedArgs`` (unless
-  ``approved`` is false) → ``interrupt.restart(input=editedArgs, metadata=payload)``; ``cancelled`` →
-  ``interrupt.cancel()``. A resume must answer every open interrupt, and nothing is applied unless all of it is
-  valid. Replaying a resume that was applied runs nothing and reports the thread as it is now.
+  ``approved`` is false) → ``interrupt.restart(input=editedArgs, metadata=payload, response=payload)`` (the
+  restarted call's ``interrupt()`` returns the payload); ``cancelled`` → ``interrupt.cancel()``. A resume must
+  answer every open interrupt, and nothing is applied unless all of it is valid. Replaying a resume that was
+  applied runs nothing and reports the thread as it is now.
 - **Interrupt ids** are ``<strandslike id>@<threadId>``: strandslike ids are deterministic, so the thread makes
   them unique and an answer sent to another thread is refused (``SESSION_MISMATCH``).
 - **HTTP guards** (before anything runs or is written; JSON bodies ``{"code": ..., "message": ...}``): with a

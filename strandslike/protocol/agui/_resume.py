@@ -1,10 +1,11 @@
 """AG-UI ``resume`` entries → strandslike resume blocks, checked against the contract before anything runs.
 
 ``resolved`` with a payload becomes ``interrupt.resume(payload)``; a payload with ``editedArgs`` (approve with
-edits, unless ``approved`` is false) becomes ``interrupt.restart(input=editedArgs, metadata=payload)``;
-``cancelled`` becomes ``interrupt.cancel()``. The server checks what only it can check (the thread, the ids it
-gave out, the published response schema, that every open interrupt is answered) with the messages naming AG-UI
-ids; the agent then applies its own checks (expiry, edits, stale calls) to the whole resume before running.
+edits, unless ``approved`` is false) becomes
+``interrupt.restart(input=editedArgs, metadata=payload, response=payload)``; ``cancelled`` becomes
+``interrupt.cancel()``. The server checks what only it can check (the thread, the ids it gave out, the published
+response schema, that every open interrupt is answered) with the messages naming AG-UI ids; the agent then
+applies its own checks (expiry, edits, stale calls) to the whole resume before running.
 """
 
 from collections.abc import Sequence
@@ -99,7 +100,7 @@ def _block(entry: ResumeEntry, interrupt_id: str, described: OpenInterrupt | Non
             raise InvalidPayloadError(
                 entry.interrupt_id, "editedArgs must be a JSON object: the full replacement of the tool's arguments"
             )
-        return interrupt.restart(input=edited, metadata=payload)
+        return interrupt.restart(input=edited, metadata=payload, response=payload)
     return interrupt.resume(payload)
 
 
