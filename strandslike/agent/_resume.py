@@ -69,4 +69,4 @@ def replayed_result(agent: "Agent", prompt: Any) -> AgentResult | None:
         raise InterruptAlreadyAnsweredError(known[0], known[0])
     empty: Message = {"role": "assistant", "content": []}
     last = next((message for message in reversed(agent.messages) if message["role"] == "assistant"), empty)
-    return AgentResult("end_turn", last, agent.event_loop_metrics, {})
+    return AgentResult("end_turn", last, agent.event_loop_metrics, {}, replayed=True)

@@ -21,6 +21,8 @@ class AgentResult:
         state: The invocation's request state.
         interrupts: The interrupts waiting for an answer when ``stop_reason == "interrupt"``.
         structured_output: Reserved for structured output.
+        replayed: True when the invocation repeated interrupt answers that were already applied and ran to
+            completion: nothing ran (no tool, no model call) and ``message`` is the last assistant message.
     """
 
     stop_reason: StopReason
@@ -29,6 +31,7 @@ class AgentResult:
     state: Any = field(default_factory=dict)
     interrupts: Sequence[Interrupt] | None = None
     structured_output: Any = None
+    replayed: bool = field(default=False, kw_only=True)
 
     def __str__(self) -> str:
         """Return the interrupts if any, else the text of the message (each text block followed by a newline)."""
@@ -42,12 +45,15 @@ class AgentResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serializable dict (including interrupts, unlike Strands)."""
-        return {
+        data: dict[str, Any] = {
             "type": "agent_result",
             "stop_reason": self.stop_reason,
             "message": self.message,
             "interrupts": [interrupt.to_dict() for interrupt in self.interrupts or ()],
         }
+        if self.replayed:
+            data["replayed"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "AgentResult":
@@ -55,4 +61,9 @@ class AgentResult:
         if data.get("type") != "agent_result":
             raise TypeError(f"AgentResult.from_dict: unexpected type {data.get('type')!r}, expected 'agent_result'")
         interrupts = [Interrupt.from_state_dict(raw) for raw in data.get("interrupts") or ()]
-        return cls(stop_reason=data["stop_reason"], message=data["message"], interrupts=interrupts or None)
+        return cls(
+            stop_reason=data["stop_reason"],
+            message=data["message"],
+            interrupts=interrupts or None,
+            replayed=bool(data.get("replayed", False)),
+        )

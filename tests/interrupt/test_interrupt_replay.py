@@ -73,6 +73,10 @@ async def test_replaying_a_completed_resume_runs_nothing():
     again = await agent.invoke_async(resume)
 
     assert again.stop_reason == "end_turn"
+    assert again.replayed is True
+    assert done.replayed is False
+    assert again.to_dict()["replayed"] is True
+    assert "replayed" not in done.to_dict()
     assert again.message == done.message
     assert str(again) == "done\n"
     assert sorted(RUNS) == [["a"], ["b"]]  # no tool ran twice
@@ -186,6 +190,7 @@ async def test_replaying_against_an_agent_rebuilt_from_its_session_runs_nothing(
     again = await rebuilt.invoke_async(resume)
 
     assert again.stop_reason == "end_turn"
+    assert again.replayed
     assert again.message["content"] == [{"text": "done"}]
     assert sorted(RUNS) == [["a"], ["b"]]
     assert model.calls == 0
