@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 PATHS = ["a/b/c.txt", "d/e/f.txt"]
 FACTORY = "strandslike._demo:session_agent"
-# Explicit tool use ids: a resumed agent gets only the turns not yet played, and its ids must not change.
+# The model reads its place in the script from the conversation, so a restored agent continues the script.
 SCRIPT: tuple[ScriptedTurn, ...] = (
     tool_call("inspect_files", tool_use_id="tooluse_1", paths=PATHS),
     tool_call("delete_files", tool_use_id="tooluse_2", paths=PATHS),
@@ -95,7 +95,8 @@ def build_agent(workdir: Path, model: "Model | None" = None, **kwargs: Any) -> A
         return True
 
     return Agent(
-        model=model or ScriptedModel(SCRIPT),
+        # The scripted model reads its place from the conversation: restored, it continues where it stopped.
+        model=model or ScriptedModel(SCRIPT, mode="conversation"),
         hooks=[ApprovalHook("myapp")],
         system_prompt="You delete files older than 5 days",
         tools=[delete_files, inspect_files],
@@ -118,13 +119,7 @@ def session_agent(session_manager: "FileSessionManager", model: "Model | None" =
             ``<storage_dir>/demo-files/<session_id>/``.
         model: A real model to use instead of the scripted one (``--model``).
     """
-    agent = build_agent(session_workdir(session_manager), model, session_manager=session_manager)
-    played = sum(1 for message in agent.messages if message["role"] == "assistant")
-    if (
-        played and model is None
-    ):  # restored: the scripted model continues after the turns the conversation already holds
-        agent.model = ScriptedModel(SCRIPT[played:])
-    return agent
+    return build_agent(session_workdir(session_manager), model, session_manager=session_manager)
 
 
 def _create_files(workdir: Path) -> None:

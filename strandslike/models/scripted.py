@@ -6,13 +6,16 @@ stream parser, hooks, tools, sessions) runs for real in tests, demos and benchma
 ```python
 model = ScriptedModel([tool_call("get_weather", city="Paris"), text("It is sunny.")])
 ```
+
+By default the turns are played in call order. With ``mode="conversation"`` the model reads its place in the script
+from the conversation it is given, so a new agent per request, or a new process restoring a session, continues the
+same script.
 """
 
-import json
 import threading
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import anyio
 
@@ -21,36 +24,12 @@ from ..types.content import ContentBlock, Message, Messages
 from ..types.exceptions import StrandslikeError
 from ..types.streaming import StreamEvent, Usage
 from ..types.tools import ToolChoice, ToolSpec
+from ._script_compiler import METRICS, Compiler, ReplyFunction, ScriptedTurn
+from ._script_position import ScriptPosition
 from .model import Model
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
-
-# Shared, never-mutated event dicts: the stream parser only reads events, so one instance serves every call.
-_MESSAGE_START: StreamEvent = {"messageStart": {"role": "assistant"}}
-_TEXT_START: StreamEvent = {"contentBlockStart": {"start": {}}}
-_BLOCK_STOP: StreamEvent = {"contentBlockStop": {}}
-_METRICS: dict[str, Any] = {"latencyMs": 0}
-
-
-@dataclass(frozen=True, slots=True)
-class ScriptedTurn:
-    """One scripted assistant turn.
-
-    Build turns with `text`, `tool_call` and `turn` rather than by hand.
-
-    Attributes:
-        content: The assistant's content blocks. A ``toolUse`` block with an empty ``toolUseId`` gets
-            ``tooluse_<n>`` when the `ScriptedModel` is built.
-        stop_reason: The stop reason the model reports for this turn.
-        usage: Token usage to report, or None for a deterministic estimate.
-        delay: Seconds to wait before the first event; 0 uses the model's delay.
-    """
-
-    content: list[ContentBlock]
-    stop_reason: str = "end_turn"
-    usage: Usage | None = None
-    delay: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,17 +49,25 @@ class ScriptedRequest:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
+ScriptMode: TypeAlias = Literal["sequence", "conversation"]
+
+
 class ScriptExhaustedError(StrandslikeError, RuntimeError):
     """A `ScriptedModel` was called more times than it has turns."""
 
     code = "SCRIPT_EXHAUSTED"
 
-    def __init__(self, turns: int, request_number: int, last_message: str) -> None:
+    def __init__(self, turns: int, request_number: int, last_message: str, *, mode: ScriptMode = "sequence") -> None:
         self.turns = turns
         self.request_number = request_number
+        used = (
+            "the conversation already holds all of them"
+            if mode == "conversation"
+            else f"all were used, but request {request_number} was received"
+        )
         super().__init__(
-            f"ScriptedModel's script had {turns} turn{'' if turns == 1 else 's'} and all were used, but request "
-            f"{request_number} was received (last message: {last_message}). "
+            f"ScriptedModel's script had {turns} turn{'' if turns == 1 else 's'} and {used} "
+            f"(last message: {last_message}). "
             "Add a turn for it to ScriptedModel([...]), e.g. text('...') or tool_call('name', ...)."
         )
 
@@ -199,125 +186,6 @@ def turn(
     return ScriptedTurn(content, stop_reason, usage, delay or part_delay)
 
 
-@dataclass(frozen=True, slots=True)
-class _CompiledTurn:
-    """A turn turned into the events it streams, computed once when the model is built."""
-
-    events: tuple[StreamEvent, ...] = ()
-    metadata: StreamEvent | None = None  # None: estimated per call from the request
-    output_tokens: int = 0
-    delay: float = 0.0
-    error: Exception | None = None
-
-
-def _pieces(value: str, size: int | None) -> list[str]:
-    if not size or len(value) <= size:
-        return [value]
-    return [value[i : i + size] for i in range(0, len(value), size)]
-
-
-class _Compiler:
-    """Turns script entries into event lists, numbering tool uses across the whole script."""
-
-    def __init__(self, chunk_size: int | None) -> None:
-        self.chunk_size = chunk_size
-        self.tool_uses = 0
-
-    def compile(self, index: int, entry: ScriptedTurn | Message | Exception) -> _CompiledTurn:
-        if isinstance(entry, Exception):
-            return _CompiledTurn(error=entry)
-        if isinstance(entry, ScriptedTurn):
-            scripted = entry
-        elif isinstance(entry, dict) and "content" in entry:
-            if entry.get("role") != "assistant":
-                raise ValueError(
-                    f"ScriptedModel turn {index} is a {entry.get('role')!r} message; scripted turns are what the "
-                    "model says, so raw messages must have role 'assistant'."
-                )
-            has_tool = any("toolUse" in block for block in entry["content"])
-            scripted = ScriptedTurn(list(entry["content"]), "tool_use" if has_tool else "end_turn")
-        else:
-            raise TypeError(
-                f"ScriptedModel turn {index} is {entry!r}; use text('...'), tool_call('name', ...), turn(...), "
-                "an assistant message dict, or an exception instance to raise."
-            )
-
-        events: list[StreamEvent] = [_MESSAGE_START]
-        chars = 0
-        for block in scripted.content:
-            chars += self._block_events(index, block, events)
-        events.append({"messageStop": {"stopReason": scripted.stop_reason}})
-        metadata: StreamEvent | None = None
-        if scripted.usage is not None:
-            metadata = {"metadata": {"usage": scripted.usage, "metrics": _METRICS}}
-        return _CompiledTurn(tuple(events), metadata, chars // 4, scripted.delay)
-
-    def _block_events(self, index: int, block: ContentBlock, events: list[StreamEvent]) -> int:
-        """Append the events that stream ``block``; return its character count for the usage estimate."""
-        size = self.chunk_size
-        if "text" in block:
-            events.append(_TEXT_START)
-            events.extend({"contentBlockDelta": {"delta": {"text": piece}}} for piece in _pieces(block["text"], size))
-            events.append(_BLOCK_STOP)
-            return len(block["text"])
-        if "toolUse" in block:
-            tool_use = block["toolUse"]
-            self.tool_uses += 1
-            tool_use_id = tool_use.get("toolUseId") or f"tooluse_{self.tool_uses}"
-            ensure_json_serializable(tool_use.get("input", {}), f"the input of tool use {tool_use_id!r}")
-            encoded = json.dumps(tool_use.get("input", {}))
-            events.append(
-                {"contentBlockStart": {"start": {"toolUse": {"toolUseId": tool_use_id, "name": tool_use["name"]}}}}
-            )
-            events.extend(
-                {"contentBlockDelta": {"delta": {"toolUse": {"input": piece}}}} for piece in _pieces(encoded, size)
-            )
-            events.append(_BLOCK_STOP)
-            return len(encoded)
-        if "reasoningContent" in block:
-            reasoning = block["reasoningContent"]
-            events.append(_TEXT_START)
-            chars = 0
-            if "reasoningText" in reasoning:
-                reasoning_text = reasoning["reasoningText"]
-                value = reasoning_text.get("text", "")
-                chars = len(value)
-                events.extend(
-                    {"contentBlockDelta": {"delta": {"reasoningContent": {"text": piece}}}}
-                    for piece in _pieces(value, size)
-                )
-                if "signature" in reasoning_text:
-                    events.append(
-                        {
-                            "contentBlockDelta": {
-                                "delta": {"reasoningContent": {"signature": reasoning_text["signature"]}}
-                            }
-                        }
-                    )
-            elif "redactedContent" in reasoning:
-                events.append(
-                    {
-                        "contentBlockDelta": {
-                            "delta": {"reasoningContent": {"redactedContent": reasoning["redactedContent"]}}
-                        }
-                    }
-                )
-            events.append(_BLOCK_STOP)
-            return chars
-        if "citationsContent" in block:
-            citations = block["citationsContent"]
-            value = "".join(part.get("text", "") for part in citations.get("content", []))
-            events.append(_TEXT_START)
-            events.extend({"contentBlockDelta": {"delta": {"text": piece}}} for piece in _pieces(value, size))
-            events.extend({"contentBlockDelta": {"delta": {"citation": c}}} for c in citations.get("citations", []))
-            events.append(_BLOCK_STOP)
-            return len(value)
-        raise ValueError(
-            f"ScriptedModel turn {index} has a {next(iter(block), 'empty')!r} block, which a model cannot stream; "
-            "assistant turns may hold text, toolUse, reasoningContent and citationsContent blocks."
-        )
-
-
 def _describe(messages: Messages) -> str:
     """Summarise the last user message briefly, for error messages."""
     for message in reversed(messages):
@@ -338,11 +206,21 @@ def _describe(messages: Messages) -> str:
 
 
 class ScriptedModel(Model):
-    """A model that replays a fixed list of assistant turns, one per call, deterministically.
+    """A model that replays a fixed list of assistant turns deterministically.
 
     Each entry of ``turns`` is a `ScriptedTurn` (from `text`, `tool_call` or `turn`), a raw assistant `Message`
-    dict, or an exception instance, which the model raises when it reaches that turn (to test error handling
-    and retries). Every call is recorded in `requests`.
+    dict, a reply function (called with the conversation when its turn comes, it returns one of those, e.g. a
+    text that depends on the tool results), or an exception instance, which the model raises when it reaches that
+    turn (to test error handling and retries). Every call is recorded in `requests`.
+
+    Which turn a call plays depends on ``mode``:
+
+    - ``"sequence"`` (the default): one turn per call, in order, counted by this model object.
+    - ``"conversation"``: the turn after the last one the conversation already holds, read from the assistant
+      messages it is given. A new `ScriptedModel` on a restored conversation (a new agent per request, a new
+      process resuming a session) continues the same script where it stopped; giving the same conversation twice
+      plays the same turn twice. Exception turns are refused in this mode: a failed call leaves no trace in the
+      conversation, so the model could not tell it had raised already.
 
     All events are computed once, when the model is built, and the same dicts are yielded on every call, so
     consumers must treat stream events as read-only (the agent's parser does).
@@ -353,25 +231,44 @@ class ScriptedModel(Model):
         chunk_size: Split text and tool input into deltas of at most this many characters, as a streaming
             provider would; None sends each block in one delta.
         model_id: Reported by `get_config`.
+        mode: ``"sequence"`` or ``"conversation"`` (see above).
 
     Raises:
-        ValueError: A raw message is not an assistant message, holds a block a model cannot stream, or
-            ``chunk_size`` is below 1.
+        ValueError: A raw message is not an assistant message, holds a block a model cannot stream, an exception
+            turn is given with ``mode="conversation"``, ``mode`` is unknown, or ``chunk_size`` is below 1.
         TypeError: A turn has an unsupported type.
     """
 
     def __init__(
         self,
-        turns: Sequence[ScriptedTurn | Message | Exception],
+        turns: Sequence[ScriptedTurn | Message | Exception | ReplyFunction],
         *,
         delay: float = 0.0,
         chunk_size: int | None = None,
         model_id: str = "scripted",
+        mode: ScriptMode = "sequence",
     ) -> None:
         if chunk_size is not None and chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1 or None, got {chunk_size!r}.")
-        compiler = _Compiler(chunk_size)
+        if mode not in ("sequence", "conversation"):
+            raise ValueError(
+                f"mode={mode!r} | a ScriptedModel plays its turns in 'sequence' (one per call) or from the "
+                "'conversation' it is given."
+            )
+        compiler = Compiler(chunk_size)
         self._turns = [compiler.compile(index, entry) for index, entry in enumerate(turns)]
+        self._chunk_size = chunk_size
+        self._mode: ScriptMode = mode
+        self._position: ScriptPosition | None = None
+        if mode == "conversation":
+            failing = [index for index, compiled in enumerate(self._turns) if compiled.error is not None]
+            if failing:
+                raise ValueError(
+                    f"ScriptedModel turn {failing[0]} is an exception, which mode='conversation' cannot script: a "
+                    "failed call leaves nothing in the conversation, so the model would raise it on every call. "
+                    "Use the default mode='sequence' to script failures."
+                )
+            self._position = ScriptPosition([compiled.key for compiled in self._turns])
         self._delay = delay
         self._next = 0
         # Agents may share one model across threads (each `Agent.__call__` in a worker); the lock keeps the
@@ -381,13 +278,18 @@ class ScriptedModel(Model):
         self.requests: list[ScriptedRequest] = []
 
     @property
+    def mode(self) -> ScriptMode:
+        """How the next turn is chosen: ``"sequence"`` or ``"conversation"``."""
+        return self._mode
+
+    @property
     def calls(self) -> int:
         """The number of requests received so far (including one that found the script exhausted)."""
         return len(self.requests)
 
     @property
     def remaining(self) -> int:
-        """The number of turns not yet played."""
+        """The number of turns after the last one played (in conversation mode: after the last call's turn)."""
         return len(self._turns) - self._next
 
     def update_config(self, **model_config: Any) -> None:
@@ -424,20 +326,30 @@ class ScriptedModel(Model):
             The turn's Bedrock Converse events, ending with ``messageStop`` and ``metadata``.
 
         Raises:
-            ScriptExhaustedError: Every turn was already played.
+            ScriptExhaustedError: Every turn was already played (in conversation mode: the conversation holds
+                every turn).
         """
         if tool_choice is not None:
             kwargs["tool_choice"] = tool_choice
         request = ScriptedRequest(list(messages), tool_specs, system_prompt, kwargs)
+        position = self._position
         with self._lock:
             self.requests.append(request)
-            index = self._next
+            index = self._next if position is None else position.played(messages)
             if index < len(self._turns):
                 self._next = index + 1
         if index >= len(self._turns):
-            raise ScriptExhaustedError(len(self._turns), len(self.requests), _describe(messages))
+            raise ScriptExhaustedError(len(self._turns), len(self.requests), _describe(messages), mode=self._mode)
 
         scripted = self._turns[index]
+        if scripted.reply is not None:
+            reply = scripted.reply
+            scripted = Compiler(self._chunk_size, reply_turn=index).compile(index, reply(messages))
+            if scripted.reply is not None:
+                raise TypeError(
+                    f"ScriptedModel turn {index}: the reply function {reply!r} returned another function; it must "
+                    "return a turn, e.g. text('...'), tool_call('name', ...) or an assistant message dict."
+                )
         delay = scripted.delay or self._delay
         if delay > 0:
             await anyio.sleep(delay)
@@ -455,11 +367,13 @@ class ScriptedModel(Model):
                 "outputTokens": scripted.output_tokens,
                 "totalTokens": input_tokens + scripted.output_tokens,
             }
-            yield {"metadata": {"usage": usage, "metrics": _METRICS}}
+            yield {"metadata": {"usage": usage, "metrics": METRICS}}
 
 
 __all__ = [
+    "ReplyFunction",
     "ScriptExhaustedError",
+    "ScriptMode",
     "ScriptedModel",
     "ScriptedRequest",
     "ScriptedTurn",

@@ -71,15 +71,12 @@ def _agent(session_manager: FileSessionManager, script: tuple[Any, ...]) -> Agen
             log.write("".join(f"{path}\n" for path in paths))
         return True
 
-    agent = Agent(
-        model=ScriptedModel(script),
+    return Agent(
+        model=ScriptedModel(script, mode="conversation"),  # a restored agent continues the script where it stopped
         tools=[inspect_files, delete_files],
         hooks=[approve],
         session_manager=session_manager,
     )
-    played = sum(1 for message in agent.messages if message["role"] == "assistant")
-    agent.model = ScriptedModel(script[played:])
-    return agent
 
 
 def build(session_manager: FileSessionManager) -> Agent:

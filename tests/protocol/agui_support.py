@@ -309,20 +309,11 @@ def scripted_factory(
     turns = list(script)
 
     def build(session_manager: FileSessionManager) -> Agent:
-        agent = Agent(
-            model=ScriptedModel(turns), tools=list(tools), hooks=list(hooks), session_manager=session_manager, **kwargs
-        )
-        continue_script(agent, turns)
-        return agent
+        # A new agent per request: the scripted model reads from the restored conversation where the script stands.
+        model = ScriptedModel(turns, mode="conversation")
+        return Agent(model=model, tools=list(tools), hooks=list(hooks), session_manager=session_manager, **kwargs)
 
     return build
-
-
-def continue_script(agent: Agent, turns: Sequence[ScriptedTurn]) -> None:
-    """Give a restored agent the turns of its script it has not played yet (tool use ids must be explicit)."""
-    played = sum(1 for message in agent.messages if message["role"] == "assistant")
-    if played:
-        agent.model = ScriptedModel(list(turns[played:]))
 
 
 def filing_request(*, expires_in: float) -> Callable[[BeforeModelCallEvent], None]:

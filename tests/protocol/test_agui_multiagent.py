@@ -3,7 +3,7 @@
 from typing import Any
 
 import pytest
-from agui_support import SENT, AguiThread, LiveServer, approval, continue_script, resolved, send_email
+from agui_support import SENT, AguiThread, LiveServer, approval, resolved, send_email
 
 from strandslike import Agent
 from strandslike.hooks import BeforeNodeCallEvent, HookProvider, HookRegistry
@@ -32,8 +32,10 @@ class NodeGate(HookProvider):
 
 def graph_factory(*, gate: bool = False):
     def build(session_manager):
-        research = Agent(name="research", model=ScriptedModel(RESEARCH))
-        mailer = Agent(name="mailer", model=ScriptedModel(MAILER), tools=[send_email], hooks=[approval()])
+        research = Agent(name="research", model=ScriptedModel(RESEARCH, mode="conversation"))
+        mailer = Agent(
+            name="mailer", model=ScriptedModel(MAILER, mode="conversation"), tools=[send_email], hooks=[approval()]
+        )
         builder = GraphBuilder()
         builder.add_node(research, "research")
         builder.add_node(mailer, "mailer")
@@ -42,8 +44,6 @@ def graph_factory(*, gate: bool = False):
         if gate:
             builder.set_hook_providers([NodeGate()])
         graph = builder.build()  # restores the nodes' conversations from the session
-        continue_script(research, RESEARCH)
-        continue_script(mailer, MAILER)
         return graph
 
     return build
@@ -118,9 +118,10 @@ async def test_an_interrupt_before_a_node_runs_is_attributed_to_that_node(tmp_pa
 
 
 def swarm_factory(session_manager):
-    mailer = Agent(name="mailer", model=ScriptedModel(MAILER), tools=[send_email], hooks=[approval()])
+    mailer = Agent(
+        name="mailer", model=ScriptedModel(MAILER, mode="conversation"), tools=[send_email], hooks=[approval()]
+    )
     swarm = Swarm([mailer], session_manager=session_manager, preserve_node_history=True)
-    continue_script(mailer, MAILER)
     return swarm
 
 
@@ -142,13 +143,15 @@ async def test_a_swarm_node_interrupt_reaches_the_client_with_its_node(tmp_path)
 async def test_approve_with_edits_inside_a_graph_node(tmp_path):
     def build(session_manager):
         mailer = Agent(
-            name="mailer", model=ScriptedModel(MAILER), tools=[send_email], hooks=[approval(allow_edits=True)]
+            name="mailer",
+            model=ScriptedModel(MAILER, mode="conversation"),
+            tools=[send_email],
+            hooks=[approval(allow_edits=True)],
         )
         builder = GraphBuilder()
         builder.add_node(mailer, "mailer")
         builder.set_session_manager(session_manager)
         graph = builder.build()
-        continue_script(mailer, MAILER)
         return graph
 
     with LiveServer(build, tmp_path) as server:
