@@ -1,5 +1,7 @@
 """strandslike: hook-based AI agents with human-in-the-loop interrupts, in the style of Strands Agents."""
 
+import logging
+
 from .agent import Agent, AgentResult, ModelRetryStrategy
 from .interrupt import (
     Interrupt,
@@ -32,6 +34,10 @@ from .interventions import InterventionHandler
 from .plugins import MultiAgentPlugin, Plugin
 from .tools.decorator import tool
 from .types.tools import ToolContext
+
+# A library logs, the application decides where logs go: without this handler Python's last-resort handler would
+# print strandslike's warnings on stderr of every program that never configured logging.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "Agent",

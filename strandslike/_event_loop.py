@@ -5,6 +5,7 @@ Events whose class has no callbacks are not even constructed, so a cycle without
 step walks or copies the conversation history, so a cycle's cost does not grow with it.
 """
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
     from .agent.agent import Agent
     from .tools.structured_output import StructuredOutputContext
+
+logger = logging.getLogger(__name__)
 
 
 async def append_message(agent: "Agent", message: Message, emit: Emit | None) -> None:
@@ -232,6 +235,7 @@ async def _model_attempt(
         failed = AfterModelCallEvent(agent, invocation_state, exception=exc)
         await hooks.invoke_callbacks_async(failed)  # outside the try: a hook error is never dispatched twice
         if failed.retry:
+            logger.warning("error=<%s: %s> | the model call failed; a hook asked to retry it", type(exc).__name__, exc)
             _count_retry(agent, emit)
             return None
         raise
@@ -239,6 +243,7 @@ async def _model_attempt(
         after = AfterModelCallEvent(agent, invocation_state, ModelStopResponse(streamed.message, streamed.stop_reason))
         await hooks.invoke_callbacks_async(after)
         if after.retry:
+            logger.info("stop_reason=<%s> | a hook asked to retry the model call", streamed.stop_reason)
             agent.event_loop_metrics.add_usage(streamed.usage, streamed.metrics)  # the discarded answer was paid for
             _count_retry(agent, emit)
             return None

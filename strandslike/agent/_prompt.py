@@ -1,5 +1,6 @@
 """Turning an invocation's input into the messages it appends, after checking that they are valid and storable."""
 
+import logging
 from typing import Any
 
 from .._json import json_problem
@@ -10,6 +11,8 @@ from ..types.exceptions import InvalidPromptError, safe_repr
 CONTENT_BLOCK_KEYS = frozenset(ContentBlock.__annotations__) | {"audio"}
 _ROLES = ("user", "assistant")
 _SHAPES = "a string, a list of content blocks, a list of messages, a list of interruptResponse blocks, or None"
+
+logger = logging.getLogger(__name__)
 
 
 def is_interrupt_responses(prompt: Any) -> bool:
@@ -56,6 +59,11 @@ def prompt_to_messages(prompt: Any, history: Messages) -> Messages:
         for tool_use_id in dangling_tool_uses(history)
     ]
     if repairs:
+        logger.warning(
+            "tool_use_ids=<%s> | the last tool calls never got a result (a crash, a timeout or an abandoned run); "
+            "they are answered as interrupted before the new prompt",
+            ", ".join(dangling_tool_uses(history)),
+        )
         if messages and messages[0]["role"] == "user":
             first: Message = {**messages[0], "content": repairs + list(messages[0]["content"])}
             messages = [first, *messages[1:]]

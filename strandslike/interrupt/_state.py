@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ from ._errors import (
 )
 from ._interrupt import Interrupt, InterruptException, ResumeAction
 from ._response_types import restored_validator
+
+logger = logging.getLogger(__name__)
 
 _ACTIONS = ("resume", "respond", "restart", "cancel")
 _RESTART_HINT = (
@@ -220,6 +223,11 @@ class _InterruptState:
             # Reopen the interrupt so a corrected answer can be given; the run stays interrupted and resumable.
             existing.answered, existing.response, existing.action = False, None, None
             self.record(existing, "rejected", detail=str(exc))
+            logger.warning(
+                "interrupt_id=<%s>, name=<%s> | the answer does not fit the response type; the interrupt is open again",
+                interrupt_id,
+                name,
+            )
             raise InvalidPayloadError(interrupt_id, _first_line(exc)) from None
 
     def _create(self, interrupt_id: str, name: str, reason: Any, response: Any, spec: InterruptSpec) -> Interrupt:
@@ -248,6 +256,7 @@ class _InterruptState:
         )
         self.interrupts[interrupt_id] = interrupt
         self.record(interrupt, "raised", by=spec.source, reason=reason)
+        logger.info("interrupt_id=<%s>, name=<%s>, by=<%s> | interrupt raised", interrupt_id, name, spec.source)
         self._version += 1
         return interrupt
 
@@ -286,6 +295,13 @@ class _InterruptState:
             StaleToolCallError: The pending tool call no longer matches the interrupt's.
             PartialResumeError: ``refuse_partial`` and an open interrupt is left unanswered.
         """
+        try:
+            return self._parse(prompt, checks, refuse_partial)
+        except InterruptError as exc:
+            logger.warning("code=<%s> | resume refused, nothing was applied: %s", exc.code, exc)
+            raise
+
+    def _parse(self, prompt: Any, checks: ResumeChecks | None, refuse_partial: bool) -> dict[str, ParsedAnswer]:
         answers: dict[str, ParsedAnswer] = {}
         seen: set[str] = set()
         for body in _bodies(prompt):
@@ -370,6 +386,12 @@ class _InterruptState:
             if answer.action == "restart" and answer.metadata is not None:
                 details["metadata"] = answer.metadata
             self.record(interrupt, "answered", **details)
+            logger.info(
+                "interrupt_id=<%s>, name=<%s>, action=<%s> | interrupt answered",
+                interrupt_id,
+                interrupt.name,
+                answer.action,
+            )
         self._version += 1
 
     def resume_ids(self, prompt: Any) -> list[str] | None:

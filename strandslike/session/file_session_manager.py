@@ -25,6 +25,7 @@ agents never block each other. Files and directories are created readable by the
 """
 
 import fcntl
+import logging
 import os
 import threading
 from pathlib import Path
@@ -48,6 +49,8 @@ from .session_repository import SessionRepository
 
 if TYPE_CHECKING:
     from ..agent.agent import Agent
+
+logger = logging.getLogger(__name__)
 
 SESSION_PREFIX = "session_"
 AGENT_PREFIX = "agent_"
@@ -346,6 +349,7 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
+            _log_conflict(self.session_id, files.agent_id, "another process is running this agent")
             raise SessionConflictError(
                 self.session_id, files.agent_id, "another process is running this agent"
             ) from None
@@ -353,6 +357,7 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
         current = _version(files.log_path)
         if current != files.version:
             self._release(files)
+            _log_conflict(self.session_id, files.agent_id, "the session changed since this agent loaded it")
             raise SessionConflictError(
                 self.session_id, files.agent_id, "the session was changed by another process since this agent loaded it"
             )
@@ -423,3 +428,7 @@ def _version(path: Path) -> tuple[int, int, int, bytes] | None:
     finally:
         os.close(fd)
     return (status.st_ino, status.st_size, status.st_mtime_ns, tail)
+
+
+def _log_conflict(session_id: str, agent_id: str, why: str) -> None:
+    logger.warning("session_id=<%s>, agent_id=<%s> | refused to run the agent: %s", session_id, agent_id, why)

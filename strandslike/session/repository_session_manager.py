@@ -190,6 +190,13 @@ def repair_tool_use(messages: Messages) -> Messages:
         }
         if len(results) == len(uses) and all(use in results for use in uses):
             continue
+        missing = [use for use in uses if use not in results]
+        logger.warning(
+            "message_index=<%d>, tool_use_ids=<%s> | repaired tool uses that never got a result (a crash or "
+            "timeout mid-tool): the model will see them as interrupted",
+            index - 1,
+            ", ".join(missing),
+        )
         if following["role"] == "user":
             content: list[ContentBlock] = [results.get(use) or _interrupted_result(use) for use in uses]
             extra = [block for block in following["content"] if "toolResult" not in block]

@@ -6,6 +6,7 @@ goes through `run_tool`, so both executors share the same hook and interrupt sem
 
 import copy
 import json
+import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from .._result_check import storable_result
 
 if TYPE_CHECKING:
     from ...agent.agent import Agent
+
+logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -198,6 +201,7 @@ async def _run_hooks_and_tool(
         )
         await hooks.invoke_callbacks_async(after)
         if after.retry and not agent._cancel_signal.is_set():
+            logger.info("tool_name=<%s>, tool_use_id=<%s> | a hook asked to retry the tool call", *_names(tool_use))
             return None
         called = after.result
     final = _finish(called, tool_use_id)
@@ -226,12 +230,30 @@ async def _call(
             emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": [interrupt.interrupt]}})
         return [interrupt.interrupt], None
     except Exception as exc:
+        _log_failure(tool_use, exc)
         return error_result(tool_use_id, f"Error: {exc}"), exc
     if last is _NOTHING:
         return error_result(tool_use_id, f"Tool '{tool_use['name']}' did not return a result"), None
     if isinstance(last, ToolResultEvent):
+        if last.exception is not None:
+            _log_failure(tool_use, last.exception)
         return last.result, last.exception
     return last, None
+
+
+def _log_failure(tool_use: ToolUse, exc: Exception) -> None:
+    logger.warning(
+        "tool_name=<%s>, tool_use_id=<%s> | the tool raised %s: %s; the model gets an error result",
+        tool_use["name"],
+        tool_use["toolUseId"],
+        type(exc).__name__,
+        exc,
+        exc_info=exc,
+    )
+
+
+def _names(tool_use: ToolUse) -> tuple[str, str]:
+    return tool_use["name"], tool_use["toolUseId"]
 
 
 def _finish(result: ToolResult, tool_use_id: str) -> ToolResult:
