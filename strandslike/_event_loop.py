@@ -22,6 +22,7 @@ from .hooks.events import (
 from .interrupt import Interrupt
 from .interrupt._state import PendingToolExecution, _InterruptState
 from .models._streaming import process_stream
+from .telemetry.spans import current_tracer
 from .tools.executors._executor import Emit, error_result
 from .tools.structured_output._structured_output_context import CONTEXT_KEY as STRUCTURED_CONTEXT_KEY
 from .types.content import ContentBlock, Message
@@ -218,6 +219,8 @@ async def _model_attempt(
     tool_choice = None
     if structured is not None:
         tool_specs, tool_choice = structured.request(tool_specs)
+    tracer = current_tracer()
+    scope = tracer.start_chat(agent) if tracer is not None else None
     try:
         chunks = model.stream(
             agent.messages,
@@ -229,8 +232,10 @@ async def _model_attempt(
             model_state=agent._model_state,
         )
         streamed = await process_stream(chunks, emit, agent._cancel_signal)
-    except Exception as exc:
-        if not has_after:
+    except BaseException as exc:
+        if scope is not None:
+            scope.end(error=exc)
+        if not has_after or not isinstance(exc, Exception):
             raise
         failed = AfterModelCallEvent(agent, invocation_state, exception=exc)
         await hooks.invoke_callbacks_async(failed)  # outside the try: a hook error is never dispatched twice
@@ -239,6 +244,8 @@ async def _model_attempt(
             _count_retry(agent, emit)
             return None
         raise
+    if tracer is not None and scope is not None:
+        tracer.end_chat(scope, streamed.stop_reason, streamed.usage)
     if has_after:
         after = AfterModelCallEvent(agent, invocation_state, ModelStopResponse(streamed.message, streamed.stop_reason))
         await hooks.invoke_callbacks_async(after)

@@ -17,6 +17,7 @@ PACKAGES = [
     "strandslike.protocol",
     "strandslike.protocol.agui",
     "strandslike.session",
+    "strandslike.telemetry",
     "strandslike.tools",
     "strandslike.tools.executors",
     "strandslike.types",

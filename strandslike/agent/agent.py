@@ -20,6 +20,7 @@ from ..models.model import Model
 from ..plugins._entry_points import load_entry_point_plugins
 from ..plugins.plugin import Plugin
 from ..plugins.registry import _PluginRegistry
+from ..telemetry.spans import current_tracer
 from ..tools.executors import ConcurrentToolExecutor
 from ..tools.executors._executor import Emit, ToolExecutor
 from ..tools.journal import ToolJournal
@@ -341,6 +342,18 @@ class Agent:
         return emit
 
     async def _invoke(
+        self,
+        prompt: AgentInput,
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+        structured_request: "tuple[type[BaseModel] | None, str | None]" = (None, None),
+    ) -> AgentResult:
+        tracer = current_tracer()
+        if tracer is None:  # tracing off (the default): no span, no cost
+            return await self._run_invocation(prompt, invocation_state, emit, structured_request)
+        return await tracer.trace_agent(self, self._run_invocation, prompt, invocation_state, emit, structured_request)
+
+    async def _run_invocation(
         self,
         prompt: AgentInput,
         invocation_state: dict[str, Any],

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from .._json import ensure_json_serializable
 from .._schema import first_schema_error
+from ..telemetry.spans import current_tracer
 from ..types.content import Message
 from ..types.exceptions import NotJSONSerializableError, SessionException, safe_repr
 from ..types.tools import ToolResult, ToolUse
@@ -257,6 +258,9 @@ class _InterruptState:
         self.interrupts[interrupt_id] = interrupt
         self.record(interrupt, "raised", by=spec.source, reason=reason)
         logger.info("interrupt_id=<%s>, name=<%s>, by=<%s> | interrupt raised", interrupt_id, name, spec.source)
+        tracer = current_tracer()
+        if tracer is not None:
+            tracer.interrupt_raised(interrupt)
         self._version += 1
         return interrupt
 
@@ -373,6 +377,7 @@ class _InterruptState:
 
     def apply(self, answers: dict[str, ParsedAnswer], prompt: Any) -> None:
         """Record answers returned by `parse_responses`."""
+        tracer = current_tracer()
         for interrupt_id, answer in answers.items():
             interrupt = self.interrupts[interrupt_id]
             interrupt.response = answer.response
@@ -392,6 +397,8 @@ class _InterruptState:
                 interrupt.name,
                 answer.action,
             )
+            if tracer is not None:
+                tracer.interrupt_answered(interrupt, answer.action)
         self._version += 1
 
     def resume_ids(self, prompt: Any) -> list[str] | None:

@@ -34,6 +34,7 @@ from ..interrupt import Interrupt, NotInterruptedError
 from ..interrupt._state import ParsedAnswer, _InterruptState
 from ..plugins.multiagent_plugin import MultiAgentPlugin
 from ..plugins.multiagent_registry import _MultiAgentPluginRegistry
+from ..telemetry.spans import current_tracer
 from ..types.exceptions import ConcurrencyException
 from ..types.interrupt import InterruptResponseContent, name_uuid
 from ._audit import OrchestratorInterruptState, audit_length, settle_node_answers
@@ -90,6 +91,24 @@ class Orchestrator(MultiAgentBase):
     # -- invocation envelope ------------------------------------------------------------------------------------
 
     async def _execute(self, task: Any, invocation_state: dict[str, Any], emit: Emit | None) -> MultiAgentResult:
+        """Run an invocation, inside its span when tracing is on."""
+        tracer = current_tracer()
+        if tracer is None:
+            return await self._execute_untraced(task, invocation_state, emit)
+        from .swarm import Swarm  # imports this module
+
+        scope = tracer.start_orchestrator("swarm" if isinstance(self, Swarm) else "graph", self.id)
+        try:
+            result = await self._execute_untraced(task, invocation_state, emit)
+        except BaseException as exc:
+            tracer.end_orchestration(scope, None, exc)
+            raise
+        tracer.end_orchestration(scope, result, None)
+        return result
+
+    async def _execute_untraced(
+        self, task: Any, invocation_state: dict[str, Any], emit: Emit | None
+    ) -> MultiAgentResult:
         """Validate and apply a resume, then run between the Before/AfterMultiAgentInvocation events."""
         self._enter()
         try:
@@ -268,6 +287,34 @@ class Orchestrator(MultiAgentBase):
     # -- one node -------------------------------------------------------------------------------------------------
 
     async def _run_node(
+        self,
+        node_id: str,
+        executor: Any,
+        node_input: Any,
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+        *,
+        answers: list[InterruptResponseContent] | None = None,
+        node_timeout: float | None = None,
+    ) -> NodeResult:
+        """Run one node, inside its ``execute_node`` span when tracing is on (see `_run_node_untraced`)."""
+        tracer = current_tracer()
+        if tracer is None:
+            return await self._run_node_untraced(
+                node_id, executor, node_input, invocation_state, emit, answers=answers, node_timeout=node_timeout
+            )
+        scope = tracer.start_node(node_id, "agent" if isinstance(executor, Agent) else "multiagent")
+        try:
+            result = await self._run_node_untraced(
+                node_id, executor, node_input, invocation_state, emit, answers=answers, node_timeout=node_timeout
+            )
+        except BaseException as exc:
+            tracer.end_node(scope, None, exc)
+            raise
+        tracer.end_node(scope, result)
+        return result
+
+    async def _run_node_untraced(
         self,
         node_id: str,
         executor: Any,

@@ -207,3 +207,27 @@ class InvalidStateKeyError(StrandslikeError, ValueError):
     """An `agent.state` key is not a non-empty string of valid Unicode (a `ValueError`, as in Strands)."""
 
     code = "INVALID_STATE_KEY"
+
+
+class MissingExtraError(StrandslikeError, ImportError):
+    """A feature needs an optional dependency that is not installed.
+
+    Attributes:
+        extra: The extra that installs it, e.g. ``"agui"`` for ``pip install 'strandslike[agui]'``.
+    """
+
+    code = "MISSING_EXTRA"
+
+    def __init__(self, feature: str, extra: str, missing: str | None) -> None:
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs the {missing or extra!r} package, which is not installed. Install the {extra!r} "
+            f"extra: pip install 'strandslike[{extra}]'",
+            name=missing,
+        )
+
+
+class UnsupportedPlatformError(StrandslikeError, ImportError):
+    """A feature relies on operating-system services this platform does not offer."""
+
+    code = "UNSUPPORTED_PLATFORM"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...hooks.events import AfterToolCallEvent, BeforeToolCallEvent
 from ...interrupt import Interrupt, InterruptError, InterruptException
+from ...telemetry.spans import current_tracer
 from ...types.tools import MODEL_CALL, RESTART, AgentTool, RestartInfo, ToolResult, ToolUse
 from .._result import ToolResultEvent
 from .._result_check import storable_result
@@ -62,8 +63,11 @@ async def run_tool(
     # Interrupts raised for this call are bound to the call as it stands in the model's message (the same object the
     # paused batch keeps and resume validation reads), whatever new dicts hooks put in its place.
     token = MODEL_CALL.set(tool_use)
+    tracer = current_tracer()
     try:
-        return await _run_attempts(agent, tool_use, invocation_state, emit)
+        if tracer is None:
+            return await _run_attempts(agent, tool_use, invocation_state, emit)
+        return await tracer.trace_tool(tool_use, _run_attempts, agent, tool_use, invocation_state, emit)
     finally:
         MODEL_CALL.reset(token)
 
