@@ -18,6 +18,7 @@ PACKAGES = [
     "strandslike.protocol.agui",
     "strandslike.session",
     "strandslike.telemetry",
+    "strandslike.testing",
     "strandslike.tools",
     "strandslike.tools.executors",
     "strandslike.types",

@@ -1,7 +1,7 @@
 from typing import Any
 
 import pytest
-from helpers import EventLog, answer, answers
+from helpers import answer, answers
 
 from strandslike import Agent, ToolContext, tool
 from strandslike.hooks import (
@@ -20,6 +20,7 @@ from strandslike.interrupt import (
     UnknownInterruptError,
 )
 from strandslike.models import ScriptedModel, text, tool_call, turn
+from strandslike.testing import EventRecorder
 from strandslike.tools.executors import SequentialToolExecutor
 from strandslike.types.exceptions import NotJSONSerializableError
 
@@ -127,7 +128,7 @@ async def test_preemptive_response_does_not_pause():
 
 
 async def test_concurrent_tools_all_run_each_may_interrupt_and_completed_results_are_kept():
-    log = EventLog(AfterToolCallEvent, AfterToolsEvent)
+    log = EventRecorder(AfterToolCallEvent, AfterToolsEvent)
     model = ScriptedModel(
         [
             turn(
@@ -276,7 +277,7 @@ async def test_failed_resume_run_stays_resumable_with_the_same_answers():
 
 
 async def test_before_tools_interrupt_stops_before_any_tool_without_after_tools():
-    log = EventLog(AfterToolsEvent)
+    log = EventRecorder(AfterToolsEvent)
 
     def batch(event: BeforeToolsEvent) -> None:
         if event.interrupt("batch") != "y":

@@ -23,6 +23,7 @@ from strandslike.models import ScriptedModel, text, tool_call, turn
 from strandslike.models.scripted import ScriptedTurn
 from strandslike.session import FileSessionManager, InMemorySessionRepository, RepositorySessionManager
 from strandslike.session.session_manager import SessionManager
+from strandslike.testing import answer_all
 from strandslike.types.agent import AgentInput
 from strandslike.vended_interventions.hitl import HumanInTheLoop
 
@@ -262,3 +263,27 @@ def test_partial_resume_across_new_agents_runs_each_tool_once(server: Server) ->
         ("delete_c", "error"),
     ]
     assert all(model.remaining == 0 for model in server.models)
+
+
+def test_one_script_for_the_whole_conversation_with_the_testing_fixtures(scripted_model, session_store) -> None:
+    """The guide's server, written as a user would test it: one script, a new agent and model per request."""
+    script = [*DELETE_CALL, text("Deleted both files."), tool_call("delete_files", paths=["x"]), text("Done.")]
+
+    def server_call(prompt: AgentInput) -> AgentResult:
+        agent = Agent(
+            model=scripted_model(script, mode="conversation"),
+            hooks=[ApprovalHook("myapp")],
+            session_manager=session_store.manager("myapp"),
+            tools=[delete_files, inspect_files],
+        )
+        return agent(prompt)
+
+    first = server_call("Delete the logs")
+    assert first.stop_reason == "interrupt"
+    second = server_call(answer_all(first, "t"))
+    assert str(second) == "Deleted both files.\n"
+    third = server_call("and x")  # trusted now: no interrupt
+    assert str(third) == "Done.\n"
+    assert DELETED == [PATHS, ["x"]]
+    assert [model.calls for model in scripted_model.models] == [1, 1, 2]
+    assert scripted_model.models[-1].remaining == 0
