@@ -1,29 +1,20 @@
-"""Command line: ``python -m strandslike demo|sessions|resume|serve`` (``--help`` on each for its options)."""
+"""The command line: ``strandslike`` (the console script) or ``python -m strandslike``; ``--help`` lists commands."""
 
 import sys
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Dispatch a subcommand; return the exit code.
+def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
+    """Run the command line; return the exit code.
 
-    ``demo`` and ``serve`` are handed their arguments straight away, so they do not load the operator commands.
+    Args:
+        argv: The arguments after the program name (default: ``sys.argv[1:]``).
+        prog: The program name shown in help and printed commands (default: ``strandslike`` when started as the
+            console script, else ``python -m strandslike``).
     """
-    args = sys.argv[1:] if argv is None else list(argv)
-    if args[:1] == ["demo"]:
-        from ._demo import run
-
-        try:
-            return run(args[1:])
-        except SystemExit as exc:  # --help, or a usage error argparse already printed
-            return exc.code if isinstance(exc.code, int) else 2
-    if args[:1] == ["serve"]:
-        from .cli.serve import serve
-
-        return serve(args[1:])
     from .cli import main as cli_main
 
-    return cli_main(args)
+    return cli_main(argv, prog=prog)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m strandslike"))

@@ -113,7 +113,13 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def resume_command(factory: str, storage_dir: str, session_id: str, responses: Sequence[tuple[str, str]]) -> str:
+def resume_command(
+    factory: str,
+    storage_dir: str,
+    session_id: str,
+    responses: Sequence[tuple[str, str]],
+    program: str = "python -m strandslike",
+) -> str:
     """Return the shell command that resumes a session.
 
     Args:
@@ -121,8 +127,9 @@ def resume_command(factory: str, storage_dir: str, session_id: str, responses: S
         storage_dir: The storage directory, as the user gave it.
         session_id: The session to resume.
         responses: ``(interrupt id, answer as JSON text)`` pairs.
+        program: How the command line was started (``strandslike`` or ``python -m strandslike``).
     """
-    words = ["python", "-m", "strandslike", "resume", "--agent", factory, "--storage-dir", storage_dir, session_id]
+    words = [*program.split(), "resume", "--agent", factory, "--storage-dir", storage_dir, session_id]
     command = shlex.join(words)
     for interrupt_id, answer in responses:
         command += f" --response {shlex.quote(interrupt_id)}={shlex.quote(answer)}"

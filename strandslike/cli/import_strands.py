@@ -24,6 +24,18 @@ from ._common import CliError, err, out
 from ._render import plural
 from ._strands_source import StrandsSession, find_sessions, read_session
 
+DESCRIPTION = """\
+Copy sessions written by strands-agents' FileSessionManager into a strandslike
+storage directory: messages (in numeric order), redactions, agent.state, the
+conversation manager's state, interrupt state and multi-agent state.
+
+Every source session is read and checked first, then written into a staging
+directory and renamed into place, so a failed import changes nothing. Sessions
+that already exist in DIR are kept unless --overwrite is given. An agent that
+was waiting on an interrupt under strands-agents resumes under strandslike with
+the same interrupt id.
+"""
+
 
 def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     """Register ``import-strands`` under ``sessions``.
@@ -36,7 +48,7 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
         "import-strands",
         parents=[storage],
         help="import sessions written by strands-agents' FileSessionManager",
-        description=__doc__,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("source", metavar="SRC_DIR", help="a strands storage directory, or one session_<id> in it")

@@ -23,6 +23,19 @@ from ._common import EXIT_USAGE, CliError, err, out
 from ._model_option import ModelOptionError, add_model_option, build_model, with_model
 from ._render import compact_json, interrupt_lines, resume_command
 
+DESCRIPTION = """\
+Rebuild an interrupted agent from its stored session and answer its interrupts.
+
+Your factory (MODULE:FACTORY) is called as factory(session_manager=...) with the
+FileSessionManager of SESSION_ID in DIR. It must pass that manager to the Agent
+it builds, with the same tools and hooks as the process that was interrupted, so
+the agent finds its paused tool calls and the same interrupt ids.
+
+Each answer is JSON, so a string is quoted twice: --response ID='"y"'. The
+result is printed with any new interrupts and the command that answers them.
+Sending the same answers again runs nothing and says so.
+"""
+
 
 def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     """Register ``resume``.
@@ -34,11 +47,11 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
         "resume",
         parents=[storage],
-        help="rebuild an agent from its factory and resume it with interrupt answers",
-        description=__doc__,
+        help="answer the interrupts of a stored agent and let it continue",
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("session_id", metavar="SESSION_ID")
+    parser.add_argument("session_id", metavar="SESSION_ID", help="the session whose agent waits on interrupts")
     parser.add_argument(
         "--agent", required=True, metavar="MODULE:FACTORY", help="function building the agent from a session_manager"
     )
@@ -145,8 +158,8 @@ def resume(args: argparse.Namespace) -> int:
                     err(line)
             else:
                 err(
-                    "The session was not changed. See what it waits on with: python -m strandslike sessions "
-                    f"interrupts --storage-dir {args.storage_dir} {args.session_id}"
+                    f"The session was not changed. See what it waits on with: {args.program} sessions interrupts "
+                    f"--storage-dir {args.storage_dir} {args.session_id}"
                 )
             return common.EXIT_FAILURE
     finally:
@@ -159,6 +172,9 @@ def _print_result(args: argparse.Namespace, result: AgentResult) -> None:
     if args.json:
         out(common.to_json(result.to_dict()))
         return
+    if result.replayed:
+        out("These answers were already applied and the agent went on: this was a replay, nothing ran again")
+        out("(no tool, no model call). The agent's last message is below.")
     out(f"stop reason: {result.stop_reason}")
     content = result.message.get("content", []) if result.message else []
     text = "\n".join(block["text"] for block in content if "text" in block)
@@ -172,4 +188,4 @@ def _print_result(args: argparse.Namespace, result: AgentResult) -> None:
             out(line)
         out("Answer with:")
         pairs = [(interrupt.id, "JSON") for interrupt in result.interrupts]
-        out("  " + resume_command(args.agent, args.storage_dir, args.session_id, pairs))
+        out("  " + resume_command(args.agent, args.storage_dir, args.session_id, pairs, args.program))

@@ -1,8 +1,4 @@
-"""``python -m strandslike serve``: serve an agent to AG-UI clients over HTTP (server-sent events).
-
-The factory is your own code (``module:function``), called as ``factory(session_manager=...)`` for every
-request, exactly as ``python -m strandslike resume --agent`` calls it; the default is the demo's approval agent.
-Each AG-UI ``threadId`` is a session in ``--storage-dir``; several servers may share one storage directory.
+"""``serve``: serve an agent to AG-UI clients over HTTP (server-sent events); see `DESCRIPTION`.
 
 Security: anyone who can reach the server can run the agent and answer its interrupts, unless it requires a
 bearer token (``--token``, or better the STRANDSLIKE_SERVE_TOKEN environment variable, which other users cannot
@@ -16,7 +12,6 @@ import ipaddress
 import os
 from typing import Any
 
-from ..session.file_session_manager import default_storage_dir
 from ._common import EXIT_OK, EXIT_USAGE, CliError, err
 from ._model_option import ModelOptionError, add_model_option, build_model, with_model
 from .resume import load_factory
@@ -24,23 +19,43 @@ from .resume import load_factory
 DEFAULT_AGENT = "strandslike._demo:session_agent"
 TOKEN_ENV = "STRANDSLIKE_SERVE_TOKEN"
 
+DESCRIPTION = f"""\
+Serve an agent to AG-UI clients over HTTP (server-sent events).
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the parser of ``serve``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m strandslike serve", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+Your factory (MODULE:FACTORY) is called as factory(session_manager=...) for every
+request, as the resume command calls it; the default is the demo's approval
+agent. Each AG-UI threadId is a session in --storage-dir, so the server keeps
+nothing in memory between requests, and several servers may share one directory.
+
+Anyone who can reach the server can run the agent and answer its interrupts,
+unless it requires a bearer token (--token, or better the {TOKEN_ENV}
+environment variable, which other users cannot read from the process list). It
+listens on the loopback interface unless --host says otherwise, and refuses a
+non-loopback host without a token unless --allow-unauthenticated says that a
+proxy in front of it authenticates. Browser pages on other origins need
+--cors-origin. Needs the agui extra: pip install 'strandslike[agui]'.
+"""
+
+
+def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
+    """Register ``serve``.
+
+    Args:
+        subparsers: The top-level subparsers.
+        storage: A parent parser holding ``--storage-dir``.
+    """
+    parser = subparsers.add_parser(
+        "serve",
+        parents=[storage],
+        help="serve an agent to AG-UI clients over HTTP (needs the agui extra)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--agent",
         default=DEFAULT_AGENT,
         metavar="MODULE:FACTORY",
         help="function building the agent from a session_manager (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--storage-dir",
-        metavar="DIR",
-        default=str(default_storage_dir()),
-        help="where the threads' sessions are stored (default: %(default)s)",
     )
     add_model_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: %(default)s)")
@@ -74,53 +89,55 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         default="info",
         choices=["critical", "error", "warning", "info", "debug"],
-        help="uvicorn's log level (default: %(default)s)",
+        help="log level of the server and of strandslike's own logs (default: %(default)s)",
     )
-    return parser
+    parser.set_defaults(handler=run)
 
 
 def serve(argv: list[str]) -> int:
+    """Run ``serve`` with the arguments after it (the same as ``python -m strandslike serve ARGS``)."""
+    from . import main
+
+    return main(["serve", *argv])
+
+
+def run(args: argparse.Namespace) -> int:
     """Run the AG-UI server until interrupted; return the process exit code.
 
-    Args:
-        argv: The arguments after ``serve``.
-
     Returns:
-        0 once the server stopped; 2 for bad arguments, a factory that cannot be imported, or a missing
-        ``agui`` extra; uvicorn's exit code if it could not start (e.g. the port is taken).
+        0 once the server stopped; uvicorn's exit code if it could not start (e.g. the port is taken).
+
+    Raises:
+        CliError: The factory cannot be imported, ``--model`` cannot be built, the agui extra is missing, or the
+            security options are refused (exit code 2).
     """
     try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # --help, or a usage error argparse already printed
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    try:
         factory = with_model(load_factory(args.agent), build_model(args.model) if args.model else None)
-    except CliError as exc:
-        err(f"error: {exc}")
-        return exc.exit_code
     except ModelOptionError as exc:
-        err(f"error: {exc}")
-        return EXIT_USAGE
+        raise CliError(str(exc), EXIT_USAGE) from exc
     try:
         import uvicorn
 
         from ..protocol.agui import ServerConfigError, create_app
     except ImportError as exc:
-        err(f"error: {exc}")
-        return EXIT_USAGE
+        missing = f" (missing: {exc.name})" if exc.name else ""
+        raise CliError(
+            f"{args.program} serve needs the AG-UI extra, which is not installed{missing}. "
+            "Install it with: pip install 'strandslike[agui]'",
+            EXIT_USAGE,
+        ) from None
     token = _token(args.token)
     if token == "":
-        err(f"error: {TOKEN_ENV} is set but empty; set it to the token, or unset it.")
-        return EXIT_USAGE
+        raise CliError(f"{TOKEN_ENV} is set but empty; set it to the token, or unset it.", EXIT_USAGE)
     if token is None and not _is_loopback(args.host):
         if not args.allow_unauthenticated:
-            err(
-                f"error: refusing to listen on {args.host} without authentication: anyone who can reach this address "
+            raise CliError(
+                f"refusing to listen on {args.host} without authentication: anyone who can reach this address "
                 "could run the agent and answer its interrupts. Set a token (--token, or the "
                 f"{TOKEN_ENV} environment variable) that clients send as 'Authorization: Bearer TOKEN', or pass "
-                "--allow-unauthenticated if a proxy in front of the server authenticates."
+                "--allow-unauthenticated if a proxy in front of the server authenticates.",
+                EXIT_USAGE,
             )
-            return EXIT_USAGE
         err(
             f"warning: listening on {args.host}, not on the loopback interface, without authentication "
             "(--allow-unauthenticated): anyone who can reach this address can run the agent and answer its interrupts."
@@ -129,8 +146,8 @@ def serve(argv: list[str]) -> int:
     try:
         app = create_app(factory, storage_dir=args.storage_dir, token=token, cors_origins=args.cors_origin, **limits)
     except ServerConfigError as exc:
-        err(f"error: {exc}")
-        return EXIT_USAGE
+        raise CliError(str(exc), EXIT_USAGE) from exc
+    _show_logs(args.log_level)
     auth = "bearer token required" if token is not None else "no authentication"
     cors = ", ".join(args.cors_origin) if args.cors_origin else "off"
     size = "10 MiB" if args.max_body_bytes is None else f"{args.max_body_bytes} bytes"
@@ -143,6 +160,19 @@ def serve(argv: list[str]) -> int:
     except SystemExit as exc:  # uvicorn exits when it cannot bind
         return _exit_code(exc.code)
     return EXIT_OK
+
+
+def _show_logs(level: str) -> None:
+    """Send strandslike's logs (interrupts, refusals, tool failures) to stderr, as uvicorn does with its own."""
+    import logging
+
+    logger = logging.getLogger("strandslike")
+    if any(isinstance(handler, logging.StreamHandler) for handler in logger.handlers):
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
 
 
 def _token(option: str | None) -> str | None:
@@ -167,4 +197,4 @@ def _exit_code(code: Any) -> int:
     return EXIT_OK if code is None else 1
 
 
-__all__ = ["DEFAULT_AGENT", "TOKEN_ENV", "build_parser", "serve"]
+__all__ = ["DEFAULT_AGENT", "DESCRIPTION", "TOKEN_ENV", "add_parser", "run", "serve"]

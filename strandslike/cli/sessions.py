@@ -23,6 +23,32 @@ from ._render import (
     when,
 )
 
+DESCRIPTION = """\
+Look at the sessions of a storage directory: list them, print an agent's
+messages, its open interrupts, or the audit trail of every interrupt.
+
+These commands only read: they take no lock and create nothing, so they are safe
+to run next to live agents. Add --json for output meant for scripts.
+"""
+
+
+def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> Any:
+    """Register the ``sessions`` command and its subcommands; return its subparsers for other modules to extend.
+
+    Args:
+        subparsers: The top-level subparsers.
+        storage: A parent parser holding ``--storage-dir``.
+    """
+    parser = subparsers.add_parser(
+        "sessions",
+        help="inspect stored sessions, or import strands-agents ones",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="sessions_command", metavar="SUBCOMMAND", required=True, title="subcommands")
+    add_parsers(commands, storage)
+    return commands
+
 
 def add_parsers(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     """Register ``list``, ``show`` and ``interrupts`` under ``sessions``.
@@ -35,28 +61,41 @@ def add_parsers(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     json_flag.add_argument("--json", action="store_true", help="print JSON for scripts instead of text")
 
     listing = subparsers.add_parser(
-        "list", parents=[storage, json_flag], help="list sessions: agents, message counts, interrupts, last update"
+        "list",
+        parents=[storage, json_flag],
+        help="list sessions: agents, message counts, interrupts, last update",
+        description="List the sessions of DIR: their agents, message counts, open interrupts and last update.",
     )
     listing.set_defaults(handler=list_sessions)
 
-    show = subparsers.add_parser("show", parents=[storage, json_flag], help="print a session's messages")
-    show.add_argument("session_id", metavar="SESSION_ID")
+    show = subparsers.add_parser(
+        "show",
+        parents=[storage, json_flag],
+        help="print a session's messages",
+        description="Print the messages of a session's agents, one line per content block.",
+    )
+    show.add_argument("session_id", metavar="SESSION_ID", help="the session to show")
     show.add_argument("--agent-id", help="only this agent (default: every agent of the session)")
     show.add_argument("--full", action="store_true", help=f"do not cut lines at {DEFAULT_WIDTH} characters")
     show.set_defaults(handler=show_session)
 
     interrupts = subparsers.add_parser(
-        "interrupts", parents=[storage, json_flag], help="print the open interrupts of a session, per agent"
+        "interrupts",
+        parents=[storage, json_flag],
+        help="print the open interrupts of a session, per agent",
+        description="Print the interrupts a session's agents wait on (name, id, reason) and how to answer them.",
     )
-    interrupts.add_argument("session_id", metavar="SESSION_ID")
+    interrupts.add_argument("session_id", metavar="SESSION_ID", help="the session to look at")
     interrupts.set_defaults(handler=show_interrupts)
 
     audit = subparsers.add_parser(
         "audit",
         parents=[storage, json_flag],
         help="print every interrupt's life, for agents and orchestrators: raised, answered, what then ran",
+        description="Print the audit trail of a session's interrupts, for agents and orchestrators: raised (by "
+        "whom), answered (how), and what then ran.",
     )
-    audit.add_argument("session_id", metavar="SESSION_ID")
+    audit.add_argument("session_id", metavar="SESSION_ID", help="the session to look at")
     audit.add_argument("--full", action="store_true", help=f"do not cut lines at {DEFAULT_WIDTH} characters")
     audit.set_defaults(handler=show_audit)
 
@@ -200,7 +239,7 @@ def show_interrupts(args: argparse.Namespace) -> int:
     out()
     out("Answer with:")
     responses = [(interrupt.id, "JSON") for view in waiting for interrupt in view.open_interrupts]
-    out("  " + resume_command("MODULE:FACTORY", args.storage_dir, args.session_id, responses))
+    out("  " + resume_command("MODULE:FACTORY", args.storage_dir, args.session_id, responses, args.program))
     return common.EXIT_OK
 
 

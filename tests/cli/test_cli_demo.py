@@ -26,11 +26,67 @@ def resume_line(out):
     return line
 
 
-def test_demo_without_storage(capsys):
-    assert main(["demo", "--yes"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "files left: []"
-    assert main(["demo", "--no"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == f"files left: {FILES}"
+ASKED = [
+    "The agent is asked to delete the files older than 5 days: a/b/c.txt, d/e/f.txt (in a temporary directory).",
+    "It inspected them first with inspect_files: a/b/c.txt is 9 bytes, d/e/f.txt is 9 bytes.",
+    "Now it wants to run delete_files on a/b/c.txt, d/e/f.txt.",
+]
+QUESTION = "Do you want to delete ['a/b/c.txt', 'd/e/f.txt'] (t/y/N): "
+
+
+@pytest.mark.parametrize(
+    ("flag", "said"),
+    [
+        (
+            "--yes",
+            [
+                QUESTION + "y",
+                'You answered "y": approved, this time only.',
+                "delete_files ran and deleted a/b/c.txt, d/e/f.txt.",
+                'The model said: "I deleted a/b/c.txt and d/e/f.txt."',
+                "Files left: none.",
+            ],
+        ),
+        (
+            "--trust",
+            [
+                QUESTION + "t",
+                'You answered "t": approved, and trusted from now on (remembered in agent.state as myapp-approval: '
+                "this session will not ask again).",
+                "delete_files ran and deleted a/b/c.txt, d/e/f.txt.",
+                'The model said: "I deleted a/b/c.txt and d/e/f.txt."',
+                "Files left: none.",
+            ],
+        ),
+        (
+            "--no",
+            [
+                QUESTION + "N",
+                'You answered "N": denied.',
+                'delete_files did not run: the hook cancelled it, and the model was told "User denied permission to '
+                'delete files".',
+                'The model said: "You declined, so I left a/b/c.txt and d/e/f.txt in place."',
+                "Files left: a/b/c.txt, d/e/f.txt.",
+            ],
+        ),
+    ],
+)
+def test_the_demo_says_in_plain_words_what_was_asked_answered_run_and_said(capsys, flag, said):
+    assert main(["demo", flag]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ASKED
+    assert lines[3].startswith('The approval hook paused it before that call to ask you (interrupt "myapp-approval"')
+    assert lines[4:] == said
+    assert not any(line.lstrip().startswith(("{", "[", "MESSAGE")) for line in lines)  # no raw JSON dumps
+
+
+def test_without_a_terminal_the_demo_denies_and_says_how_to_answer(capsys, monkeypatch):
+    with open(os.devnull) as devnull:
+        monkeypatch.setattr("sys.stdin", devnull)
+        assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert QUESTION + "N  (no terminal: pass --yes, --trust or --no to answer)" in out
+    assert "Files left: a/b/c.txt, d/e/f.txt." in out
 
 
 def test_demo_stop_at_prompt_without_storage_saves_nothing(capsys):
@@ -40,7 +96,7 @@ def test_demo_stop_at_prompt_without_storage_saves_nothing(capsys):
 
 def test_session_id_needs_storage_dir(capsys):
     assert main(["demo", "--session-id", "x"]) == 2
-    assert "--session-id needs --storage-dir" in capsys.readouterr().err
+    assert "error: --session-id needs --storage-dir" in capsys.readouterr().err
 
 
 def test_stopped_demo_prints_the_resume_command(tmp_path, capsys):
@@ -71,8 +127,8 @@ def test_running_the_demo_again_picks_up_at_the_prompt(tmp_path, capsys):
     capsys.readouterr()
     assert main(["demo", "--storage-dir", str(storage), "--session-id", "s2", "--no"]) == 0
     out = capsys.readouterr().out
-    assert "waiting at the prompt; picking up there" in out
-    assert out.splitlines()[-1] == f"files left: {FILES}"
+    assert "is waiting at the question; picking up there." in out
+    assert out.splitlines()[-1] == "Files left: a/b/c.txt, d/e/f.txt."
     assert files_left(storage, "s2") == FILES
 
 

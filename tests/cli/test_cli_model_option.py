@@ -90,7 +90,8 @@ def test_demo_runs_on_a_real_provider(monkeypatch, capsys):
         monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
         monkeypatch.setenv("OPENAI_BASE_URL", f"{fake.url}/v1")
         assert main(["demo", "--yes", "--model", "openai:gpt-fake"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "files left: []"
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ['The model said: "Both files are deleted."', "Files left: none."]
     assert [body["model"] for _, _, body in fake.requests] == ["gpt-fake"] * 3
 
 
