@@ -11,8 +11,13 @@ def main(argv: list[str] | None = None, *, prog: str | None = None) -> int:
         prog: The program name shown in help and printed commands (default: ``strandslike`` when started as the
             console script, else ``python -m strandslike``).
     """
-    from .cli import main as cli_main
+    from .types.exceptions import UnsupportedPlatformError
 
+    try:
+        from .cli import main as cli_main
+    except UnsupportedPlatformError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
     return cli_main(argv, prog=prog)
 
 

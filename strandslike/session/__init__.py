@@ -1,5 +1,6 @@
-"""Session management: persist agents so a fresh process can resume them."""
+"""Session management: persist agents so a fresh process can resume them (POSIX only: Linux, macOS)."""
 
+from . import _posix  # noqa: F401  (first: on a platform without POSIX file locking, a clear error)
 from .file_session_manager import FileSessionManager
 from .memory_session_repository import InMemorySessionRepository
 from .repository_session_manager import RepositorySessionManager
