@@ -185,28 +185,19 @@ class SpanTracer:
         }
         return self._start(f"execute_tool {name}", attributes, self._internal)
 
-    async def trace_tool(self, tool_use: "ToolUse", run: Callable[..., Awaitable[R]], *args: Any) -> R:
-        """Run ``run(*args)`` (one tool call, hooks and retries included) inside its ``execute_tool`` span."""
-        scope = self.start_tool(tool_use)
-        try:
-            outcome = await run(*args)
-        except BaseException as exc:
-            scope.end({"strandslike.tool.status": "error"}, exc)
-            raise
-        self.end_tool(scope, outcome)
-        return outcome
-
     def end_tool(self, scope: SpanScope, outcome: "ToolResult | list[Interrupt] | Any") -> None:
-        """End a tool call's span: an error result sets status ERROR; an interrupted call says so."""
+        """End a tool call's span: an error result sets status ERROR; an interrupted call says so.
+
+        A call that succeeded gets no status attribute (an unset status is success), which keeps the common case
+        cheap.
+        """
         if isinstance(outcome, list):
             scope.end({"strandslike.tool.status": "interrupted"})
-            return
-        status = outcome.get("status") if isinstance(outcome, dict) else None
-        if status == "error":
+        elif isinstance(outcome, dict) and outcome.get("status") == "error":
             attributes = {"strandslike.tool.status": "error", "error.type": "tool_error"}
             scope.end(attributes, failure=_result_text(outcome) or "the tool returned an error result")
-            return
-        scope.end({"strandslike.tool.status": "success"})
+        else:
+            scope.end()
 
     # -- orchestrators ------------------------------------------------------------------------------------------
 

@@ -64,12 +64,18 @@ async def run_tool(
     # paused batch keeps and resume validation reads), whatever new dicts hooks put in its place.
     token = MODEL_CALL.set(tool_use)
     tracer = current_tracer()
+    scope = tracer.start_tool(tool_use) if tracer is not None else None
     try:
-        if tracer is None:
-            return await _run_attempts(agent, tool_use, invocation_state, emit)
-        return await tracer.trace_tool(tool_use, _run_attempts, agent, tool_use, invocation_state, emit)
+        outcome = await _run_attempts(agent, tool_use, invocation_state, emit)
+    except BaseException as exc:
+        if scope is not None:
+            scope.end(error=exc)
+        raise
     finally:
         MODEL_CALL.reset(token)
+    if tracer is not None and scope is not None:
+        tracer.end_tool(scope, outcome)
+    return outcome
 
 
 async def _run_attempts(
