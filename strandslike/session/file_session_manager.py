@@ -367,7 +367,10 @@ class FileSessionManager(RepositorySessionManager, SessionRepository):
 
     def _release(self, files: _AgentFiles) -> None:
         if files.lock_fd is not None:
-            os.close(files.lock_fd)  # closing the descriptor releases the flock
+            # Unlock explicitly: a child forked meanwhile (by another thread, or multiprocessing) holds a copy of
+            # the descriptor, and closing ours alone would leave the lock held until that copy is closed.
+            fcntl.flock(files.lock_fd, fcntl.LOCK_UN)
+            os.close(files.lock_fd)
             files.lock_fd = None
 
     def _writer(self, files: _AgentFiles) -> LogWriter:
