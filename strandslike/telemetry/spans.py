@@ -11,7 +11,9 @@ Spans follow the OpenTelemetry GenAI semantic conventions:
   ``gen_ai.agent.name``, ``gen_ai.agent.id``, ``gen_ai.request.model``, ``gen_ai.conversation.id`` = the session
   id; at the end ``gen_ai.response.finish_reasons`` and the invocation's ``gen_ai.usage.input_tokens`` /
   ``output_tokens``);
-- ``chat {model id}`` for each model call (kind CLIENT; ``gen_ai.request.model``, usage, finish reasons);
+- ``chat {model id}`` for each model call (kind CLIENT; ``gen_ai.request.model``, ``gen_ai.provider.name`` for the
+  shipped providers (``openai``, ``anthropic``, ``aws.bedrock``) or a custom model's ``provider_name`` attribute,
+  usage, finish reasons);
 - ``execute_tool {tool name}`` for each tool call (``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
   ``gen_ai.tool.type``), hooks and retries included;
 - ``invoke_graph {id}`` / ``invoke_swarm {id}`` for an orchestration (the operation names Strands uses) and
@@ -118,6 +120,9 @@ class SpanTracer:
         model_id = _model_id(agent.model)
         if model_id is not None:
             attributes["gen_ai.request.model"] = model_id
+        provider = _provider_name(agent.model)
+        if provider is not None:
+            attributes["gen_ai.provider.name"] = provider
         session_id = getattr(agent.session_manager, "session_id", None)
         if isinstance(session_id, str):
             attributes["gen_ai.conversation.id"] = session_id
@@ -157,6 +162,9 @@ class SpanTracer:
         """Start the ``chat`` span of one model call."""
         model_id = _model_id(agent.model)
         attributes: dict[str, Any] = {"gen_ai.operation.name": "chat"}
+        provider = _provider_name(agent.model)
+        if provider is not None:
+            attributes["gen_ai.provider.name"] = provider
         if model_id is not None:
             attributes["gen_ai.request.model"] = model_id
             return self._start(f"chat {model_id}", attributes, self._client)
@@ -327,6 +335,22 @@ def _model_id(model: Any) -> str | None:
         return None
     model_id = config.get("model_id") if isinstance(config, dict) else None
     return str(model_id) if model_id is not None else None
+
+
+# GenAI's names for the providers strandslike ships, by the module of the model class.
+_PROVIDERS = {
+    "strandslike.models.openai": "openai",
+    "strandslike.models.anthropic": "anthropic",
+    "strandslike.models.bedrock": "aws.bedrock",
+}
+
+
+def _provider_name(model: Any) -> str | None:
+    """Return ``gen_ai.provider.name`` for ``model``: a shipped provider's, or a custom model's ``provider_name``."""
+    name = _PROVIDERS.get(type(model).__module__)
+    if name is None:
+        name = getattr(model, "provider_name", None)
+    return name if isinstance(name, str) else None
 
 
 def _error_status(description: str) -> Any:

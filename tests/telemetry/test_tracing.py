@@ -404,3 +404,20 @@ def test_without_opentelemetry_enable_tracing_names_the_extra():
         "Tracing needs the 'opentelemetry' package, which is not installed. Install the 'otel' extra: "
         "pip install 'strandslike[otel]'"
     )
+
+
+def test_a_real_provider_names_itself_in_the_spans(spans: InMemorySpanExporter):
+    from fake_llm import FakeLLM, Reply
+
+    from strandslike.models.openai import OpenAIModel
+
+    with FakeLLM([Reply("Hello there.", usage=(12, 3))]) as fake:
+        model = OpenAIModel(client_args={"api_key": "sk-fake", "base_url": f"{fake.url}/v1"}, model_id="gpt-fake")
+        Agent(name="greeter", model=model)("hi")
+    named = by_name(spans.get_finished_spans())
+    [chat] = named["chat gpt-fake"]
+    assert chat.attributes["gen_ai.provider.name"] == "openai"
+    assert chat.attributes["gen_ai.request.model"] == "gpt-fake"
+    assert (chat.attributes["gen_ai.usage.input_tokens"], chat.attributes["gen_ai.usage.output_tokens"]) == (12, 3)
+    [invoke] = named["invoke_agent greeter"]
+    assert invoke.attributes["gen_ai.provider.name"] == "openai"
