@@ -79,14 +79,14 @@ def worker(mode: str, params: dict[str, Any]) -> dict[str, Any]:
     fw = Framework(root)
     out: dict[str, Any] = {}
 
-    async def run_cycles(cycles: int, count: int) -> tuple[float, int]:
+    async def run_cycles(cycles: int, count: int) -> tuple[float, float, int]:
         agents = [fw.agent(fw.cycles_model(cycles), [fw.add_one]) for _ in range(count)]
         if exporter is not None:
             exporter.clear()
         gc.collect()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         results = [await agent.invoke_async("go") for agent in agents]
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         for agent, result in zip(agents, results, strict=True):
             if result.stop_reason != "end_turn" or not fw.model_finished(agent.model):
                 raise AssertionError(f"{mode}: {cycles}-cycle run ended with {result.stop_reason!r}")
@@ -96,24 +96,47 @@ def worker(mode: str, params: dict[str, Any]) -> dict[str, Any]:
             exporter.clear()
             if spans < 2 * cycles:  # at least a model span and a tool span per cycle: tracing really ran
                 raise AssertionError(f"{mode}: only {spans} spans for {cycles} cycles")
-        return elapsed * 1000 / (count * cycles), spans
+        return elapsed * 1000 / (count * cycles), cpu * 1000 / (count * cycles), spans
 
     async def main() -> None:
         await run_cycles(10, 2)  # warm-up: imports, caches, the tracer
         for cycles in params["cycles"]:
             _progress(f"{mode}: {cycles} cycles")
             count = params["count_short"] if cycles <= 10 else 1
-            samples, spans = [], 0
+            samples, cpu_samples, spans = [], [], 0
             for _ in range(params["repeats"]):
-                per_cycle, spans = await run_cycles(cycles, count)
+                per_cycle, cpu, spans = await run_cycles(cycles, count)
                 samples.append(per_cycle)
-            out[f"loop_{cycles}"] = {**summary(samples), "spans_per_invocation": spans}
+                cpu_samples.append(cpu)
+            out[f"loop_{cycles}"] = {**summary(samples), "cpu": summary(cpu_samples), "spans_per_invocation": spans}
 
     asyncio.run(main())
+    if exporter is not None:
+        out["sdk_floor"] = _sdk_floor(exporter, params["repeats"])
     from importlib.metadata import version
 
     out["version"] = version("strands-agents" if root == "strands" else root)
     return out
+
+
+def _sdk_floor(exporter: Any, repeats: int) -> dict[str, Any]:
+    """Ms for two empty spans started and ended on the global provider: the least a traced cycle can add."""
+    import gc
+
+    from _workload import summary
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer("bench")
+    samples = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        for _ in range(1000):
+            tracer.start_span("chat").end()
+            tracer.start_span("execute_tool").end()
+        samples.append((time.perf_counter() - start) * 1000 / 1000)
+        exporter.clear()
+    return summary(samples)
 
 
 def spawn_worker(mode: str, quick: bool) -> dict[str, Any]:
@@ -136,7 +159,11 @@ def pool(results: list[dict[str, Any]]) -> dict[str, Any]:
     for key in results[0]:
         if key.startswith("loop_"):
             samples = [s for result in results for s in result[key]["samples"]]
-            pooled[key] = {**summary(samples), "spans_per_invocation": results[0][key]["spans_per_invocation"]}
+            cpu = [s for result in results for s in result[key]["cpu"]["samples"]]
+            spans = results[0][key]["spans_per_invocation"]
+            pooled[key] = {**summary(samples), "cpu": summary(cpu), "spans_per_invocation": spans}
+        elif key == "sdk_floor":
+            pooled[key] = summary([s for result in results for s in result[key]["samples"]])
         else:
             pooled[key] = results[0][key]
     return pooled
@@ -155,6 +182,10 @@ def report(results: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]
         key = f"loop_{cycles}"
         cells = "".join(f"{results[m][key]['median']:>11.4f} [{results[m][key]['best']:.4f}]".rjust(20) for m in MODES)
         print(f"{'loop, ms/cycle @ ' + str(cycles) + ' cycles':34}{cells}")
+        cells = "".join(
+            f"{results[m][key]['cpu']['median']:>11.4f} [{results[m][key]['cpu']['best']:.4f}]".rjust(20) for m in MODES
+        )
+        print(f"{'  the same, CPU time of the process':34}{cells}")
         spans = "".join(f"{results[m][key]['spans_per_invocation'] or '-':>20}" for m in MODES)
         print(f"{'  spans exported per invocation':34}{spans}")
 
@@ -173,6 +204,17 @@ def report(results: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]
         shown = (lambda v: f"1/{1 / v:.1f}") if limit < 1 else (lambda v: f"{v:.2f}x")
         print(f"{verdict}  {label}: {shown(median)} (best/best {shown(best)}; target {shown(limit)})")
         checks.append({"check": label, "value": median, "value_best": best, "target": limit, "verdict": verdict})
+    for stat in ("median", "best"):
+        cpu = results["strandslike-on"]["loop_200"]["cpu"][stat] / results["strandslike-off"]["loop_200"]["cpu"][stat]
+        print(f"INFO  strandslike tracing on vs off @200, CPU time ({stat}): {cpu:.2f}x")
+    floor = results["strandslike-on"]["sdk_floor"]["median"]
+    off = value("strandslike-off", "median")
+    added = value("strandslike-on", "median") - off
+    print(
+        f"INFO  two empty SDK spans (the least a traced cycle adds): {floor:.4f} ms = {floor / off:.2f}x a cycle "
+        f"untraced, so on/off >= {1 + floor / off:.2f}x with any span per model call and per tool call; "
+        f"strandslike adds {added:.4f} ms per cycle ({added / floor:.2f}x the empty spans)"
+    )
     for label, numerator, denominator in (
         ("INFO  strandslike off vs strands-agents off @200", "strandslike-off", "strands-off"),
         ("INFO  strands-agents on vs off @200", "strands-on", "strands-off"),
