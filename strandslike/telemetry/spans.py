@@ -304,6 +304,8 @@ def tracing_enabled() -> bool:
 class TracingConfigError(StrandslikeError, ValueError):
     """``STRANDSLIKE_TRACING`` holds a value that is neither on nor off."""
 
+    code = "INVALID_TRACING_CONFIG"
+
     def __init__(self, value: str) -> None:
         super().__init__(
             f"{ENV_VAR}={value!r} | expected one of {', '.join(_TRUE)} to record spans, or one of "

@@ -12,6 +12,8 @@ _UNSET: Any = object()
 class StillInterruptedError(StrandslikeError, RuntimeError):
     """`run_until_done` answered interrupts ``max_rounds`` times and the run is still interrupted."""
 
+    code = "STILL_INTERRUPTED"
+
     def __init__(self, rounds: int, interrupts: Iterable[Interrupt]) -> None:
         names = ", ".join(f"{interrupt.name} ({interrupt.id})" for interrupt in interrupts)
         super().__init__(

@@ -151,7 +151,7 @@ async def test_a_resume_carrying_an_unstorable_value_changes_nothing_and_the_ses
     assert fresh._interrupt_state.activated
     done = await fresh.invoke_async([interrupt.restart(metadata={"ok": True})])
     assert done.stop_reason == "end_turn"
-    assert RUNS == [(5, {"ok": True}, {"ok": True})]
+    assert RUNS == [(5, None, {"ok": True})]  # interrupt() returns the restart's response; the metadata is context
 
 
 @pytest.mark.parametrize("value", HOSTILE.values(), ids=HOSTILE.keys())
@@ -186,7 +186,7 @@ async def test_metadata_with_an_int_key_never_reaches_the_tool(tmp_path: Path) -
     assert RUNS == []
     done = await agent.invoke_async([interrupt.restart(metadata={"1": 2})])
     assert done.stop_reason == "end_turn"
-    assert RUNS == [(5, {"1": 2}, {"1": 2})]
+    assert RUNS == [(5, None, {"1": 2})]
 
 
 # -- what else an agent keeps ---------------------------------------------------------------------------------------
