@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-MODES = ("strandslike-off", "strandslike-on", "strands-off", "strands-on")
+MODES = ("strandslike-off", "strandslike-on", "strandslike-empty", "strands-off", "strands-on")
 FULL = {"rounds": 4, "repeats": 2, "cycles": [10, 200], "count_short": 20}
 QUICK = {"rounds": 1, "repeats": 2, "cycles": [10, 200], "count_short": 10}
 TARGETS = {
@@ -46,6 +46,22 @@ def _clean_env() -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH", "")) if p)
     return env
+
+
+def _empty_spans() -> None:
+    """Make strandslike's tracer start empty spans: no attributes, not made current (the floor of any tracer)."""
+    from strandslike.telemetry import spans
+
+    def start(self: Any, *args: Any) -> Any:
+        return spans.SpanScope(self.tracer.start_span("span"), None, lambda token: None)
+
+    def end(self: Any, scope: Any, *args: Any) -> None:
+        scope.span.end()
+
+    spans.SpanTracer.start_chat = start  # type: ignore[method-assign]
+    spans.SpanTracer.start_tool = start  # type: ignore[method-assign]
+    spans.SpanTracer.end_chat = end  # type: ignore[method-assign]
+    spans.SpanTracer.end_tool = end  # type: ignore[method-assign]
 
 
 def _exporter(tracing: bool, root: str) -> Any:
@@ -75,7 +91,9 @@ def worker(mode: str, params: dict[str, Any]) -> dict[str, Any]:
     from _workload import summary
 
     root, switch = mode.split("-")
-    exporter = _exporter(switch == "on", root)
+    exporter = _exporter(switch in ("on", "empty"), root)
+    if switch == "empty":
+        _empty_spans()
     fw = Framework(root)
     out: dict[str, Any] = {}
 
@@ -177,6 +195,7 @@ def report(results: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]
         f"({meta['checkout']}); {meta['when']}; load average {meta['load_before']} before, {meta['load_after']} after"
     )
     header = f"{'':34}" + "".join(f"{mode:>20}" for mode in MODES)
+    print("(strandslike-empty: tracing on, but every span empty: no attributes, not made current)")
     print(header)
     for cycles in (10, 200):
         key = f"loop_{cycles}"
@@ -205,15 +224,20 @@ def report(results: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]
         print(f"{verdict}  {label}: {shown(median)} (best/best {shown(best)}; target {shown(limit)})")
         checks.append({"check": label, "value": median, "value_best": best, "target": limit, "verdict": verdict})
     for stat in ("median", "best"):
+        empty_cpu = (
+            results["strandslike-empty"]["loop_200"]["cpu"][stat] / results["strandslike-off"]["loop_200"]["cpu"][stat]
+        )
+        print(f"INFO  empty spans vs tracing off @200, CPU time ({stat}): {empty_cpu:.2f}x")
         cpu = results["strandslike-on"]["loop_200"]["cpu"][stat] / results["strandslike-off"]["loop_200"]["cpu"][stat]
         print(f"INFO  strandslike tracing on vs off @200, CPU time ({stat}): {cpu:.2f}x")
     floor = results["strandslike-on"]["sdk_floor"]["median"]
     off = value("strandslike-off", "median")
     added = value("strandslike-on", "median") - off
+    empty = value("strandslike-empty", "median") - off
     print(
-        f"INFO  two empty SDK spans (the least a traced cycle adds): {floor:.4f} ms = {floor / off:.2f}x a cycle "
-        f"untraced, so on/off >= {1 + floor / off:.2f}x with any span per model call and per tool call; "
-        f"strandslike adds {added:.4f} ms per cycle ({added / floor:.2f}x the empty spans)"
+        f"INFO  two empty SDK spans in a tight loop: {floor:.4f} ms = {floor / off:.2f}x a cycle untraced; in the "
+        f"agent loop they add {empty:.4f} ms (on/off {1 + empty / off:.2f}x: the floor of any tracer with a span "
+        f"per model call and per tool call); strandslike's spans add {added:.4f} ms ({added / empty:.2f}x that)"
     )
     for label, numerator, denominator in (
         ("INFO  strandslike off vs strands-agents off @200", "strandslike-off", "strands-off"),
