@@ -157,13 +157,17 @@ def _sdk_floor(exporter: Any, repeats: int) -> dict[str, Any]:
     return summary(samples)
 
 
-def spawn_worker(mode: str, quick: bool) -> dict[str, Any]:
+def spawn_worker(mode: str, quick: bool, baseline: str | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", mode, "--out", str(out)]
+        worker_mode = "strandslike-off" if mode == "baseline-off" else mode
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", worker_mode, "--out", str(out)]
         if quick:
             cmd.append("--quick")
-        proc = subprocess.run(cmd, env=_clean_env(), check=False, timeout=1800)
+        env = _clean_env()
+        if mode == "baseline-off" and baseline is not None:  # the baseline checkout's strandslike comes first
+            env["PYTHONPATH"] = os.pathsep.join((baseline, env["PYTHONPATH"]))
+        proc = subprocess.run(cmd, env=env, check=False, timeout=1800)
         if proc.returncode != 0 or not out.exists():
             raise SystemExit(f"worker {mode!r} failed with exit code {proc.returncode}")
         result: dict[str, Any] = json.loads(out.read_text())
@@ -249,6 +253,18 @@ def report(results: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]
         else:
             ratio = value(numerator, "median") / value(denominator, "median")
         print(f"{label}: {ratio:.3g}x")
+    if "baseline-off" in results:
+        for cycles in (10, 200):
+            key = f"loop_{cycles}"
+            for clock in ("wall", "CPU"):
+                ours, base = results["strandslike-off"][key], results["baseline-off"][key]
+                if clock == "CPU":
+                    ours, base = ours["cpu"], base["cpu"]
+                print(
+                    f"INFO  tracing off, this checkout vs the baseline @{cycles}, {clock}: {ours['median']:.4f} vs "
+                    f"{base['median']:.4f} ms/cycle = {ours['median'] / base['median']:.3f}x "
+                    f"(best {ours['best'] / base['best']:.3f}x)"
+                )
     return checks
 
 
@@ -270,6 +286,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="one round")
     parser.add_argument("--json", default=str(HERE / "results" / "tracing.json"), help="where to save the samples")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a check fails")
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also run the loop untraced with the strandslike of DIR (e.g. `git archive BASE | tar -x -C DIR`), to "
+        "check that tracing code costs nothing when tracing is off",
+    )
     parser.add_argument("--worker", choices=MODES, help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -285,11 +307,12 @@ def main() -> int:
         "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
     }
-    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in MODES}
+    modes = (*MODES, "baseline-off") if args.baseline else MODES
+    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
     for number in range(params["rounds"]):
-        order = MODES if number % 2 == 0 else tuple(reversed(MODES))
+        order = modes if number % 2 == 0 else tuple(reversed(modes))
         for mode in order:
-            runs[mode].append(spawn_worker(mode, args.quick))
+            runs[mode].append(spawn_worker(mode, args.quick, args.baseline))
     results = {mode: pool(samples) for mode, samples in runs.items()}
     meta["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     checks = report(results, meta)
