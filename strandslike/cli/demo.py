@@ -8,7 +8,7 @@ from ._model_option import ModelOptionError, add_model_option, build_model
 
 DESCRIPTION = """\
 The approval scenario of the Strands interrupts guide, on the built-in scripted
-model (no network, no API key).
+model (no network, no API key), or on a real one with --model.
 
 An agent asked to delete old files inspects them and calls delete_files. An
 approval hook pauses the agent before that call and asks you: y approves once,
