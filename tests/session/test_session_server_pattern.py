@@ -272,7 +272,7 @@ def test_one_script_for_the_whole_conversation_with_the_testing_fixtures(scripte
     def server_call(prompt: AgentInput) -> AgentResult:
         agent = Agent(
             model=scripted_model(script, mode="conversation"),
-            hooks=[ApprovalHook("myapp")],
+            interventions=[HumanInTheLoop(allowed_tools=["inspect_files"], enable_trust=True)],
             session_manager=session_store.manager("myapp"),
             tools=[delete_files, inspect_files],
         )
