@@ -23,6 +23,8 @@ def blocks() -> list[tuple[int, str]]:
     for match in BLOCK.finditer(text):
         if match.group("skip") or not any(marker in match.group("code") for marker in MARKERS):
             continue
+        if re.search(r"^def test_", match.group("code"), re.MULTILINE):
+            continue  # a test file (the pytest plugin's example): tests/test_readme.py runs it under pytest
         found.append((text.count("\n", 0, match.start("code")) + 1, match.group("code")))
     return found
 

@@ -29,13 +29,16 @@ from ._render import plural, when
 
 _DEFAULT_BY = "python -m strandslike sessions trust revoke"
 _DESCRIPTION = """\
-List or revoke the tools HumanInTheLoop trusts in a session (kept in each agent's state).
+List or revoke the tools HumanInTheLoop trusts in a session (kept in each
+agent's state).
 
-list reads only: it takes no lock and writes nothing. revoke removes every grant for one tool and records it in
-the agent's audit trail; it writes only under the agent's lock and only if nobody changed the agent since it was
-read (otherwise nothing is written and the exit code is 1). A process holding the agent in memory must load it
-again (its next invocation refuses with SessionConflictError). Orchestrator (Graph/Swarm) state has no
-cross-process lock: revoke trust of node agents while the orchestrator is not running.
+list reads only: it takes no lock and writes nothing. revoke removes every grant
+for one tool and records it in the agent's audit trail; it writes only under the
+agent's lock and only if nobody changed the agent since it was read (otherwise
+nothing is written and the exit code is 1). A process holding the agent in
+memory must load it again (its next invocation refuses with
+SessionConflictError). Orchestrator (Graph/Swarm) state has no cross-process
+lock: revoke trust of node agents while the orchestrator is not running.
 """
 
 
@@ -59,16 +62,22 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     )
     actions = parser.add_subparsers(dest="trust_command", metavar="ACTION", required=True)
     listing = actions.add_parser(
-        "list", parents=[storage, json_flag, agent_flag], help="print every trust grant, per agent (read-only)"
+        "list",
+        parents=[storage, json_flag, agent_flag],
+        help="print every trust grant, per agent (read-only)",
+        description="Print every trust grant HumanInTheLoop keeps in the session, per agent. Reads only.",
     )
-    listing.add_argument("session_id", metavar="SESSION_ID")
+    listing.add_argument("session_id", metavar="SESSION_ID", help="the session to look at")
     listing.set_defaults(handler=list_trust)
 
     revoke = actions.add_parser(
-        "revoke", parents=[storage, json_flag, agent_flag], help="revoke every trust grant for a tool"
+        "revoke",
+        parents=[storage, json_flag, agent_flag],
+        help="revoke every trust grant for a tool",
+        description="Revoke every trust grant for TOOL in the session and record who did it in the audit trail.",
     )
-    revoke.add_argument("session_id", metavar="SESSION_ID")
-    revoke.add_argument("tool", metavar="TOOL")
+    revoke.add_argument("session_id", metavar="SESSION_ID", help="the session to change")
+    revoke.add_argument("tool", metavar="TOOL", help="the tool whose trust to revoke")
     revoke.add_argument("--by", default=_DEFAULT_BY, help="who revokes it, for the audit trail (default: %(default)s)")
     revoke.set_defaults(handler=revoke_trust)
 

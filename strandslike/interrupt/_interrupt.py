@@ -171,9 +171,11 @@ class Interrupt:
         The call goes back through the `BeforeToolCallEvent` hooks (with the edited input), then the tool runs
         again from the top. Its context reports ``is_resumed``, ``resumed_metadata`` (``metadata``) and
         ``original_input`` (the model's input, when ``input`` replaced it). The ``interrupt()`` call that raised
-        this interrupt does not pause again: it returns ``response``, checked and converted like a resume's answer
-        (an interrupt raised with ``response_type`` needs a ``response`` that fits it). ``metadata`` is never
-        returned by ``interrupt()``: it is context for the tool, not an answer.
+        this interrupt does not pause again: it returns ``response``, checked and converted like a resume's
+        answer. When the tool itself asked (``tool_context.interrupt(..., response_type=T)``), its restarted body
+        gets that value, so the restart must carry a ``response`` that fits ``T``; when a hook asked whether the
+        call may run, the restart is the approval and a ``response`` is optional (None when not given).
+        ``metadata`` is never returned by ``interrupt()``: it is context (who restarted, why), not an answer.
 
         Args:
             input: The full replacement of the tool's input (not merged); None keeps the model's input.

@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 _ACTIONS = ("resume", "respond", "restart", "cancel")
 _RESTART_HINT = (
-    " (a restart answers the interrupt too: the restarted call's interrupt() returns the restart's response, so "
+    " (a restart answers the interrupt too: the restarted tool's interrupt() returns the restart's response, so "
     "pass one that fits the response type, e.g. interrupt.restart(input=..., response={...}))"
 )
 _RESOLVED_LIMIT = 1000
@@ -218,6 +218,8 @@ class _InterruptState:
         # metadata), typed like a resume's answer.
         if validate is None or existing.action not in (None, "resume", "restart"):
             return existing.response
+        if existing.action == "restart" and existing.response is None and not asked_by_tool(interrupt_id):
+            return None  # a hook's question answered by a restart without a response: the restart approves
         try:
             return validate(existing.response)
         except ValueError as exc:  # pydantic's ValidationError: the answer fits the schema, not the type
@@ -345,7 +347,11 @@ class _InterruptState:
             raise SessionMismatchError(interrupt_id, given_session, interrupt.session_id or expected_session)
         if interrupt.expired and answer.action != "cancel":
             raise InterruptExpiredError(interrupt_id, interrupt.expires_at or "")
-        answers_call = answer.action in ("resume", "restart")  # interrupt() returns the response
+        # interrupt() returns the response: a resume's always; a restart's when it gives one, and always when the
+        # tool itself asked (its restarted body gets the value; a hook's question is answered by the restart).
+        answers_call = answer.action == "resume" or (
+            answer.action == "restart" and (answer.response is not None or asked_by_tool(interrupt_id))
+        )
         hint = _RESTART_HINT if answer.action == "restart" else ""
         if answers_call and interrupt.response_schema is not None:
             _validate_schema(interrupt_id, interrupt.response_schema, answer.response, hint)
@@ -613,6 +619,11 @@ def _answer_key(action: str, response: Any, edited_input: Any = None, metadata: 
     material = _canonical([action, response, edited_input, metadata])
     # Short answers are kept as they are; long ones by digest, so the record of resolved answers stays small.
     return material if len(material) <= 200 else hashlib.sha256(material.encode()).hexdigest()
+
+
+def asked_by_tool(interrupt_id: str) -> bool:
+    """Whether a tool raised the interrupt with ``tool_context.interrupt()`` (not a hook), also inside a node."""
+    return interrupt_id.startswith("v1:tool_call:") or ":v1:tool_call:" in interrupt_id
 
 
 def _first_line(exc: Exception) -> str:

@@ -39,7 +39,9 @@ def test_find_interrupt_sees_its_own_interrupt_and_how_it_was_answered():
     raised, (answer, action) = SEEN[1], SEEN[2]
     assert raised is not None
     assert raised.id == paused.interrupts[0].id
-    assert (answer, action) == ("edited", "restart")
+    # A restart without a response: interrupt() returns None (never the metadata, which is the restart's context).
+    assert (answer, action) == (None, "restart")
+    assert raised.restart_metadata == "edited"
     assert agent.pending_interrupts == []
 
 

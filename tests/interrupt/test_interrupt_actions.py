@@ -537,3 +537,38 @@ async def test_cancel_builder_block_shape():
     )
     assert RUNS == []
     assert answer(interrupt, None)["interruptResponse"].keys() == {"interruptId", "response"}
+
+
+async def test_a_hooks_typed_question_is_answered_by_a_restart_without_a_response():
+    """A hook asks whether the call may run; restarting the call says yes, so no typed answer is needed."""
+    seen: list[Any] = []
+
+    def guard(event: BeforeToolCallEvent) -> None:
+        if event.tool_use["name"] == "delete_files":
+            seen.append(event.interrupt("approval", response_type=Approval, allow_edits=True))
+
+    model = ScriptedModel([tool_call("delete_files", paths=["a", "b"], tool_use_id="t1"), text("done")])
+    agent = Agent(model=model, tools=[delete_files], hooks=[guard])
+    [interrupt] = (await agent.invoke_async("go")).interrupts
+
+    done = await agent.invoke_async([interrupt.restart(input={"paths": ["a"]}, metadata={"by": "alex"})])
+
+    assert done.stop_reason == "end_turn"
+    assert seen == [None]  # the restart answered without a response: None, never the metadata
+    assert RUNS == [("delete_files", ["a"])]
+
+
+async def test_a_hooks_typed_question_checks_a_restart_response_when_one_is_given():
+    seen: list[Any] = []
+
+    def guard(event: BeforeToolCallEvent) -> None:
+        seen.append(event.interrupt("approval", response_type=Approval, allow_edits=True))
+
+    model = ScriptedModel([tool_call("delete_files", paths=["a"], tool_use_id="t1"), text("done")])
+    agent = Agent(model=model, tools=[delete_files], hooks=[guard])
+    [interrupt] = (await agent.invoke_async("go")).interrupts
+    with pytest.raises(InvalidPayloadError):
+        await agent.invoke_async([interrupt.restart(response={"approved": "perhaps"})])
+    assert RUNS == []
+    await agent.invoke_async([interrupt.restart(response={"approved": True, "note": "ok"})])
+    assert seen == [Approval(approved=True, note="ok")]

@@ -287,8 +287,10 @@ class HumanInTheLoop(InterventionHandler):
             interrupt = find_interrupt(event, self.name)
             restarted = interrupt is not None and interrupt.action == "restart"
             edited = restarted and interrupt is not None and interrupt.edited_input is not None
-            by = answered_by(answer) or default_by
-            note = answer_reason(answer)
+            # A restart approves by itself; who restarted, and why, may come in its metadata instead of an answer.
+            context = interrupt.restart_metadata if restarted and interrupt is not None else None
+            by = answered_by(answer) or answered_by(context) or default_by
+            note = answer_reason(answer) or answer_reason(context)
             if restarted:  # approve with edits (or a plain re-run): the human asked for the call to run
                 approved = True
                 trust = trustable and _safe(self._evaluate_trust, answer)
