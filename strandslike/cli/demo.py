@@ -10,16 +10,20 @@ DESCRIPTION = """\
 The approval scenario of the Strands interrupts guide, on the built-in scripted
 model (no network, no API key), or on a real one with --model.
 
-An agent asked to delete old files inspects them and calls delete_files. An
-approval hook pauses the agent before that call and asks you: y approves once,
-t approves and trusts the app from now on (remembered in agent.state), anything
-else denies. The demo then says what ran and what the model answered.
+An agent asked to delete old files inspects them and calls delete_files. Its
+approvals are HumanInTheLoop(allowed_tools=["inspect_files"], enable_trust=True):
+inspect_files runs freely, and delete_files pauses the agent to ask you: y
+approves once, t approves and trusts delete_files from now on (kept in
+agent.state), anything else denies. The demo then says what ran, who decided,
+and what the model answered.
 
 With --storage-dir DIR the agent is saved in a file session and works on files
 under DIR/demo-files/SESSION_ID/. Stop at the prompt (Ctrl-C, end of input, or
 --stop-at-prompt) and it prints the resume command that answers the question
 from another process later; running the demo again with the same directory
-picks up at the prompt.
+picks up at the prompt. Once a run has finished, running it again gives the
+session the same task on fresh old files: after t it does not ask again, until
+the trust is revoked with `sessions trust revoke`.
 """
 
 
@@ -38,7 +42,9 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     )
     answers = parser.add_mutually_exclusive_group()
     answers.add_argument("--yes", action="store_const", const="y", dest="answer", help="approve without asking")
-    answers.add_argument("--trust", action="store_const", const="t", dest="answer", help="approve and trust the app")
+    answers.add_argument(
+        "--trust", action="store_const", const="t", dest="answer", help="approve and trust delete_files from now on"
+    )
     answers.add_argument("--no", action="store_const", const="N", dest="answer", help="deny without asking")
     answers.add_argument(
         "--stop-at-prompt", action="store_true", help="stop at the first question, as if the input ended there"

@@ -1,3 +1,4 @@
+import json
 import os
 import pty
 import selectors
@@ -11,6 +12,7 @@ import pytest
 from cli_support import REPO, run_cli
 
 from strandslike.__main__ import main
+from strandslike._demo import session_agent
 from strandslike.session import FileSessionManager
 
 FILES = ["a/b/c.txt", "d/e/f.txt"]
@@ -26,12 +28,17 @@ def resume_line(out):
     return line
 
 
+INTERRUPT_ID = "v1:before_tool_call:tooluse_2:b9e6f0f7-048e-5f43-a7b0-2b41b64a57ec"
 ASKED = [
     "The agent is asked to delete the files older than 5 days: a/b/c.txt, d/e/f.txt (in a temporary directory).",
     "It inspected them first with inspect_files: a/b/c.txt is 9 bytes, d/e/f.txt is 9 bytes.",
+    "  (HumanInTheLoop let it run without asking: it is in allowed_tools.)",
     "Now it wants to run delete_files on a/b/c.txt, d/e/f.txt.",
+    f'HumanInTheLoop paused it before that call to ask you (interrupt "strands:human-in-the-loop", id {INTERRUPT_ID}).',
 ]
 QUESTION = "Do you want to delete ['a/b/c.txt', 'd/e/f.txt'] (t/y/N): "
+DELETED = 'The model said: "I deleted a/b/c.txt and d/e/f.txt."'
+KEPT = 'The model said: "You declined, so I left a/b/c.txt and d/e/f.txt in place."'
 
 
 @pytest.mark.parametrize(
@@ -42,8 +49,8 @@ QUESTION = "Do you want to delete ['a/b/c.txt', 'd/e/f.txt'] (t/y/N): "
             [
                 QUESTION + "y",
                 'You answered "y": approved, this time only.',
-                "delete_files ran and deleted a/b/c.txt, d/e/f.txt.",
-                'The model said: "I deleted a/b/c.txt and d/e/f.txt."',
+                "delete_files ran and deleted a/b/c.txt, d/e/f.txt (approved by you).",
+                DELETED,
                 "Files left: none.",
             ],
         ),
@@ -51,10 +58,12 @@ QUESTION = "Do you want to delete ['a/b/c.txt', 'd/e/f.txt'] (t/y/N): "
             "--trust",
             [
                 QUESTION + "t",
-                'You answered "t": approved, and trusted from now on (remembered in agent.state as myapp-approval: '
-                "this session will not ask again).",
-                "delete_files ran and deleted a/b/c.txt, d/e/f.txt.",
-                'The model said: "I deleted a/b/c.txt and d/e/f.txt."',
+                'You answered "t": approved, and trusted from now on: HumanInTheLoop keeps delete_files in '
+                "agent.state (hitl:trusted_tools), so it will not ask again in this run (nothing is saved without "
+                "--storage-dir: the next run asks).",
+                "delete_files ran and deleted a/b/c.txt, d/e/f.txt (approved by you, and trust granted: delete_files "
+                "is trusted from now on).",
+                DELETED,
                 "Files left: none.",
             ],
         ),
@@ -63,9 +72,9 @@ QUESTION = "Do you want to delete ['a/b/c.txt', 'd/e/f.txt'] (t/y/N): "
             [
                 QUESTION + "N",
                 'You answered "N": denied.',
-                'delete_files did not run: the hook cancelled it, and the model was told "User denied permission to '
-                'delete files".',
-                'The model said: "You declined, so I left a/b/c.txt and d/e/f.txt in place."',
+                "delete_files did not run (denied by you); HumanInTheLoop cancelled the call and told the model: "
+                'CONFIRMATION_FAILED: Approve "delete_files"?',
+                KEPT,
                 "Files left: a/b/c.txt, d/e/f.txt.",
             ],
         ),
@@ -74,9 +83,8 @@ QUESTION = "Do you want to delete ['a/b/c.txt', 'd/e/f.txt'] (t/y/N): "
 def test_the_demo_says_in_plain_words_what_was_asked_answered_run_and_said(capsys, flag, said):
     assert main(["demo", flag]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:3] == ASKED
-    assert lines[3].startswith('The approval hook paused it before that call to ask you (interrupt "myapp-approval"')
-    assert lines[4:] == said
+    assert lines[: len(ASKED)] == ASKED
+    assert lines[len(ASKED) :] == said
     assert not any(line.lstrip().startswith(("{", "[", "MESSAGE")) for line in lines)  # no raw JSON dumps
 
 
@@ -104,20 +112,18 @@ def test_stopped_demo_prints_the_resume_command(tmp_path, capsys):
     assert main(["demo", "--storage-dir", str(storage), "--stop-at-prompt"]) == 0
     out = capsys.readouterr().out
     manager = FileSessionManager("demo", storage_dir=storage)
-    interrupt_id = next(iter(manager.read_agent("demo", "default")._internal_state["interrupt_state"]["interrupts"]))
+    agent = session_agent(manager)
+    assert [interrupt.id for interrupt in agent.pending_interrupts] == [INTERRUPT_ID]  # ids are deterministic
     manager.close()
     expected = (
         f"python -m strandslike resume --agent strandslike._demo:session_agent --storage-dir {storage} demo "
-        f"--response {interrupt_id}='\"y\"'"
+        f"--response {INTERRUPT_ID}='\"y\"'"
     )
     assert resume_line(out) == expected
     assert files_left(storage) == FILES
 
     assert main(shlex.split(expected)[3:]) == 0
     assert "stop reason: end_turn" in capsys.readouterr().out
-    assert files_left(storage) == []
-    assert main(["demo", "--storage-dir", str(storage)]) == 0  # finished: says so, creates no new files
-    assert "has finished" in capsys.readouterr().out
     assert files_left(storage) == []
 
 
@@ -141,6 +147,110 @@ def test_demo_stopped_then_resumed_in_child_processes(tmp_path):
     assert command[:3] == ["python", "-m", "strandslike"]
     resumed = run_cli(*command[3:])
     assert resumed.returncode == 0, resumed.stderr
+    assert files_left(storage) == []
+
+
+def demo(storage, *flags):
+    """Run the demo in a child process on session ``demo`` of ``storage``, with no terminal (a question: N)."""
+    done = run_cli("demo", "--storage-dir", str(storage), *flags, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def trust_list(storage):
+    done = run_cli("sessions", "trust", "list", "--storage-dir", str(storage), "demo", "--json")
+    assert done.returncode == 0, done.stderr
+    [agent] = json.loads(done.stdout)["agents"]
+    return agent["trust"]
+
+
+def stored_agent(storage):
+    manager = FileSessionManager("demo", storage_dir=storage)
+    try:
+        return session_agent(manager)
+    finally:
+        manager.close()
+
+
+def decisions(agent, tool="delete_files"):
+    return [
+        entry["decision"] for entry in agent.interrupt_audit if entry["event"] == "decision" and entry["tool"] == tool
+    ]
+
+
+def test_trust_is_remembered_by_the_next_process_until_it_is_revoked(tmp_path):
+    storage = tmp_path / "store"
+    first = demo(storage, "--trust")
+    assert QUESTION + "t" in first
+    assert "saved with the session, so it will not ask about it again, in this process or the next" in first
+    assert files_left(storage) == []
+    agent = stored_agent(storage)
+    assert agent.state.get("hitl:trusted_tools") == ["delete_files"]
+    [grant] = agent.state.get("hitl:trust")
+    assert (grant["tool"], grant["args"], grant["granted_by"]) == ("delete_files", None, "human")
+    assert "myapp-approval" not in agent.state.get()
+
+    # A new process on the same session: the old files are back, and delete_files runs without a question.
+    second = demo(storage)
+    lines = second.splitlines()
+    assert "It did this task once before in this session: the old files are back." in lines
+    assert QUESTION not in second
+    assert "HumanInTheLoop trusts delete_files (any arguments) in this session, granted by you at " in second
+    revoke = f"python -m strandslike sessions trust revoke --storage-dir {storage} demo delete_files"
+    assert f"  To be asked again, revoke the trust: {revoke}" in lines
+    [ran] = [line for line in lines if line.startswith("delete_files ran")]
+    assert ran.startswith(
+        "delete_files ran and deleted a/b/c.txt, d/e/f.txt (HumanInTheLoop ran it without asking: trust used, "
+        "granted by you at "
+    )
+    assert lines[-2:] == [DELETED, "Files left: none."]
+    assert files_left(storage) == []
+    assert decisions(stored_agent(storage)) == ["approved", "trusted"]
+
+    # The command line shows the grant, and revokes it; the next process asks again (and, with no terminal, no).
+    [listed] = trust_list(storage)
+    assert (listed["tool"], listed["args"], listed["granted_by"]) == ("delete_files", None, "human")
+    revoked = run_cli(*shlex.split(revoke)[3:], "--by", "ops")
+    assert revoked.returncode == 0, revoked.stderr
+    assert "revoked trust in delete_files" in revoked.stdout
+    assert trust_list(storage) == []
+    third = demo(storage)
+    assert "It did this task twice before in this session" in third
+    assert "HumanInTheLoop trusts" not in third
+    assert QUESTION + "N  (no terminal" in third
+    assert "delete_files did not run (denied by you)" in third
+    assert files_left(storage) == FILES
+    agent = stored_agent(storage)
+    assert agent.state.get("hitl:trusted_tools") is None
+    assert decisions(agent) == ["approved", "trusted", "denied"]
+    [revocation] = [entry for entry in agent.interrupt_audit if entry["event"] == "trust_revoked"]
+    assert (revocation["tool"], revocation["by"]) == ("delete_files", "ops")
+
+
+@pytest.mark.parametrize("flag", ["--yes", "--no"])
+def test_without_trust_the_next_process_asks_again(tmp_path, flag):
+    storage = tmp_path / "store"
+    demo(storage, flag)
+    again = demo(storage, "--yes")
+    assert "It did this task once before in this session" in again
+    assert QUESTION + "y" in again
+    assert f"id {INTERRUPT_ID.replace('tooluse_2', 'tooluse_4')})" in again  # a new call, a new question
+    assert files_left(storage) == []
+    assert trust_list(storage) == []
+
+
+def test_trust_granted_where_the_demo_stopped_is_remembered_too(tmp_path):
+    # Stopped at the question, answered "t" from another process with `resume`: the next demo run does not ask.
+    storage = tmp_path / "store"
+    stopped = resume_line(demo(storage, "--stop-at-prompt"))
+    assert stopped.endswith(f"--response {INTERRUPT_ID}='\"y\"'")
+    command = shlex.split(stopped.removesuffix("'\"y\"'") + "'\"t\"'")
+    resumed = run_cli(*command[3:])
+    assert resumed.returncode == 0, resumed.stderr
+    assert [grant["tool"] for grant in trust_list(storage)] == ["delete_files"]
+    again = demo(storage, "--no")
+    assert QUESTION not in again
+    assert "trust used, granted by you" in again
     assert files_left(storage) == []
 
 
@@ -197,3 +307,42 @@ def test_demo_at_a_terminal_stops_on_eof_or_ctrl_c(tmp_path, stop, code):
     assert process.returncode == code, err
     assert "python -m strandslike resume --agent strandslike._demo:session_agent" in (seen + out).decode()
     assert files_left(storage) == FILES
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize(
+    ("typed", "meaning", "trusted"),
+    [
+        ("y", "approved, this time only.", None),
+        ("yes", "approved, this time only.", None),
+        ("Trust", "approved, and trusted from now on", ["delete_files"]),
+        ("t", "approved, and trusted from now on", ["delete_files"]),
+        ("", "denied.", None),
+        ("nope", "denied.", None),
+    ],
+)
+def test_an_answer_typed_at_the_terminal_means_what_humanintheloop_says(tmp_path, typed, meaning, trusted):
+    storage = tmp_path / "store"
+    controller, terminal = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "strandslike", "demo", "--storage-dir", str(storage)],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    os.close(terminal)
+    try:
+        _read_until(process.stdout.fileno(), b"(t/y/N): ")
+        os.write(controller, typed.encode() + b"\n")
+        out, err = process.communicate(timeout=30)
+    finally:
+        os.close(controller)
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert f'You answered "{typed}": {meaning}' in out.decode()
+    assert stored_agent(storage).state.get("hitl:trusted_tools") == trusted
+    assert files_left(storage) == ([] if meaning.startswith("approved") else FILES)
