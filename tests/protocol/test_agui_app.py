@@ -16,6 +16,7 @@ from strandslike import Agent, tool
 from strandslike._demo import session_agent
 from strandslike.models import ScriptedModel, text, tool_call, turn
 from strandslike.multiagent import GraphBuilder
+from strandslike.session import FileSessionManager
 
 REPO = Path(__file__).parent.parent.parent
 
@@ -149,16 +150,53 @@ async def test_a_run_with_nothing_new_reports_the_thread_without_running(tmp_pat
 
 
 async def test_the_input_state_is_ignored_the_session_state_is_authoritative(tmp_path):
-    # The demo trusts a thread whose state says "t"; a client must not be able to grant that trust itself.
+    # HumanInTheLoop trusts what agent.state says it trusts; a client must not be able to grant that trust itself.
+    claimed = {"hitl:trusted_tools": ["delete_files"], "hitl:trust": [{"tool": "delete_files", "args": None}]}
     with LiveServer(session_agent, tmp_path) as server:
         thread = AguiThread(server.url, "thread-state")
-        paused = await thread.send("clean up", state={"myapp-approval": "t"})
+        paused = await thread.send("clean up", state=claimed)
         assert paused.state == {}
         [interrupt] = paused.interrupts
-        assert interrupt["metadata"]["name"] == "myapp-approval"
-        done = await thread.resume(resolved(interrupt, "y"), state={"anything": 1})
+        assert interrupt["metadata"]["name"] == "strands:human-in-the-loop"
+        assert interrupt["metadata"]["tool"] == "delete_files"
+        done = await thread.resume(resolved(interrupt, "y"), state=claimed)
     assert done.outcome == {"type": "success"}
-    assert done.state == {"myapp-approval": "y"}
+    assert done.state == {}  # approved once: nothing is trusted
+
+
+async def test_trust_granted_on_a_thread_is_kept_by_the_thread_and_a_client_cannot_revoke_it(tmp_path):
+    with LiveServer(session_agent, tmp_path) as server:
+        thread = AguiThread(server.url, "thread-trust")
+        paused = await thread.send("clean up")
+        [interrupt] = paused.interrupts
+        assert "trust" in interrupt["metadata"]["options"]
+        trusted = await thread.resume(resolved(interrupt, {"decision": "trust", "by": "alice"}))
+        assert trusted.outcome == {"type": "success"}
+        assert trusted.state["hitl:trusted_tools"] == ["delete_files"]
+        [grant] = trusted.state["hitl:trust"]
+        assert (grant["tool"], grant["args"], grant["granted_by"]) == ("delete_files", None, "alice")
+
+        # The next request on the thread builds a new agent from the session: it asks nothing, whatever the
+        # client says the state is.
+        again = await thread.send("clean up again", state={})
+    assert again.outcome == {"type": "success"}  # not "interrupt": nobody was asked
+    assert sorted(again.results()) == ["tooluse_3", "tooluse_4"]
+    assert again.results()["tooluse_4"] == "true"  # delete_files ran
+    assert again.state["hitl:trusted_tools"] == ["delete_files"]
+    manager = FileSessionManager("thread-trust", storage_dir=tmp_path)
+    audit = session_agent(manager).interrupt_audit
+    manager.close()
+    decided = [
+        (entry["tool_use_id"], entry["decision"], entry["decided_by"])
+        for entry in audit
+        if entry["event"] == "decision"
+    ]
+    assert decided == [
+        ("tooluse_1", "allowed", "allowed_tools"),
+        ("tooluse_2", "approved", "alice"),
+        ("tooluse_3", "allowed", "allowed_tools"),
+        ("tooluse_4", "trusted", "trust:delete_files"),
+    ]
 
 
 # -- streaming ----------------------------------------------------------------------------------------------------

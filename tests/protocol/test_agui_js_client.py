@@ -16,6 +16,7 @@ from agui_support import LiveServer
 from strandslike._demo import session_agent
 
 JS = Path(__file__).parent / "js"
+INTERRUPT_ID = "v1:before_tool_call:tooluse_2:b9e6f0f7-048e-5f43-a7b0-2b41b64a57ec"
 
 
 def node_or_skip() -> str:
@@ -55,10 +56,13 @@ def test_the_official_client_sends_gets_the_interrupt_reloads_resumes_and_succee
     assert first["events"][-3:] == ["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
     assert first["toolCalls"] == ["tooluse_1", "tooluse_2"]
     [interrupt] = summary["pending"]
-    assert interrupt["id"].endswith("@js-thread")
+    assert interrupt["id"] == f"{INTERRUPT_ID}@js-thread"  # the demo's HumanInTheLoop question, on this thread
     assert interrupt["reason"] == "tool_call"
     assert interrupt["toolCallId"] == "tooluse_2"
-    assert interrupt["metadata"]["name"] == "myapp-approval"
+    assert interrupt["message"].startswith('Approve "delete_files"?')
+    assert interrupt["metadata"]["name"] == "strands:human-in-the-loop"
+    assert interrupt["metadata"]["options"] == ["approve", "deny", "trust", "edit"]
+    assert interrupt["responseSchema"]["title"] == "Approval"
     assert "pending interrupt" in summary["clientRefusal"]
 
     # The reloaded client got the same interrupts back, in full, from a run with no new input; nothing ran.
@@ -75,8 +79,8 @@ def test_the_official_client_sends_gets_the_interrupt_reloads_resumes_and_succee
     assert second["outcome"] == "success"
     assert second["toolCalls"] == []  # the approved call is not announced again
     assert second["toolResults"] == {"tooluse_2": "true"}
-    assert second["text"].startswith("I inspected both files")
+    assert second["text"] == "I deleted a/b/c.txt and d/e/f.txt."
     assert summary["pendingAfter"] == []
-    assert summary["state"] == {"myapp-approval": "y"}
+    assert summary["state"] == {}  # approved once ("y"): HumanInTheLoop trusts nothing
     roles = [message["role"] for message in summary["messages"]]
     assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant"]

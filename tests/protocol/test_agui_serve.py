@@ -82,7 +82,7 @@ async def test_serve_runs_the_demo_agent_on_loopback_until_interrupted(tmp_path)
         body = {"threadId": "cli-thread", "runId": "r1", "messages": [{"id": "u1", "role": "user", "content": "go"}]}
         run = await post(url, body)
         [interrupt] = run.interrupts
-        assert interrupt["metadata"]["name"] == "myapp-approval"
+        assert interrupt["metadata"]["name"] == "strands:human-in-the-loop"
         assert (tmp_path / "session_cli-thread").is_dir()
     finally:
         process.send_signal(signal.SIGINT)
