@@ -129,6 +129,38 @@ def test_the_cli_examples_resume_the_demo_with_the_id_it_prints(tmp_path: Path):
     assert f"--response {interrupt_id}=" in stopped.stdout
 
 
+def test_the_trust_example_asks_once_remembers_across_processes_and_asks_again_after_revoking(tmp_path: Path):
+    """Each command of the README's trust example, run as its own process, does what its comment says."""
+    [block] = [block for block in runnable("bash") if "sessions trust revoke" in block.code]
+    commands = [line.split("#")[0].split() for line in block.code.splitlines() if line.strip()]
+    assert [command[:4] for command in commands] == [
+        ["python", "-m", "strandslike", word] for word in ["demo", "demo", "sessions", "sessions", "demo"]
+    ]
+    said = [
+        subprocess.run(
+            [sys.executable, *command[1:]],
+            cwd=tmp_path,
+            env=clean_env(tmp_path),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for command in commands
+    ]
+    question = "Do you want to delete ['a/b/c.txt', 'd/e/f.txt'] (t/y/N): "
+    trusted, again, listed, revoked, asked = said
+    assert question + "t" in trusted
+    assert "trust granted" in trusted
+    assert question not in again
+    assert "trust used, granted by you" in again
+    assert "Files left: none." in again
+    assert "delete_files (any arguments)" in listed
+    assert "revoked trust in delete_files" in revoked
+    assert question + "N" in asked
+    assert "Files left: a/b/c.txt, d/e/f.txt." in asked
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

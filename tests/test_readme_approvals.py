@@ -39,3 +39,15 @@ def test_readme_example_runs_as_written(line, code):
     with contextlib.redirect_stdout(output):
         exec(compile(code, f"README.md:{line}", "exec"), {"__name__": f"readme_{line}"})
     assert output.getvalue(), "every example prints what it shows"
+
+
+def test_the_readme_approves_with_the_public_classes():
+    """No example writes its own approval hook: the one block raising an interrupt from a hook is the Strands
+    guide's pattern in "Hooks", which points to HumanInTheLoop."""
+    text = README.read_text()
+    codes = [match.group("code") for match in BLOCK.finditer(text)]
+    assert not [code for code in codes if "ApprovalHook" in code or "HookProvider)" in code]
+    [by_hand] = [code for code in codes if "event.interrupt(" in code]
+    hooks = text[text.index("\n## Hooks\n") : text.index("\n## Interrupts\n")]
+    assert by_hand in hooks
+    assert "For approvals, use `HumanInTheLoop`" in hooks

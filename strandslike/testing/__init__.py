@@ -8,11 +8,12 @@ what the fixtures hand out and the helpers to use with them; importing it does n
 from strandslike import Agent
 from strandslike.models import text, tool_call
 from strandslike.testing import run_until_done
+from strandslike.vended_interventions.hitl import HumanInTheLoop
 
 
 def test_cleanup_asks_before_deleting(scripted_model, event_recorder):
     model = scripted_model(tool_call("delete_files", paths=["a.txt"]), text("Done."))
-    agent = Agent(model=model, tools=[delete_files], hooks=[ApprovalHook(), event_recorder])
+    agent = Agent(model=model, tools=[delete_files], interventions=[HumanInTheLoop()], hooks=[event_recorder])
     result = run_until_done(agent, "clean up", "y")
     assert result.stop_reason == "end_turn"
     scripted_model.assert_all_played()
