@@ -22,8 +22,8 @@ under DIR/demo-files/SESSION_ID/. Stop at the prompt (Ctrl-C, end of input, or
 --stop-at-prompt) and it prints the resume command that answers the question
 from another process later; running the demo again with the same directory
 picks up at the prompt. Once a run has finished, running it again gives the
-session the same task on fresh old files: after t it does not ask again, until
-the trust is revoked with `sessions trust revoke`.
+session the same task on fresh copies of the old files: after t it does not
+ask again, until the trust is revoked (sessions trust revoke).
 """
 
 
