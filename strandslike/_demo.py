@@ -63,14 +63,16 @@ def _closing_words(messages: Messages) -> "ScriptedTurn":
     return text(f"You declined, so I left {listed} in place.")
 
 
-def script(rounds: int = 1) -> list[Any]:
-    """Return the scripted model's turns for ``rounds`` requests: inspect, delete, then say what happened.
+def script(rounds: int = 1, first: int = 1) -> list[Any]:
+    """Return the scripted model's turns for ``rounds`` requests from round ``first``: inspect, delete, then say so.
 
-    Each round has its own tool-use ids (``tooluse_1`` and ``tooluse_2`` in the first), so a model in
-    ``mode="conversation"`` tells the rounds apart and a session can be given the task again.
+    Round ``n`` has its own tool-use ids (``tooluse_<2n-1>`` and ``tooluse_<2n>``: ``tooluse_1`` and ``tooluse_2``
+    in the first), so a model in ``mode="conversation"`` tells the rounds apart and a session can be given the task
+    again. The model only needs the round the conversation is in and the next one: it finds its place from the
+    last assistant message it recognises, even when the conversation manager has trimmed the older rounds.
     """
     turns: list[Any] = []
-    for number in range(1, rounds + 1):
+    for number in range(first, first + rounds):
         turns += [
             tool_call("inspect_files", tool_use_id=f"tooluse_{2 * number - 1}", paths=PATHS),
             tool_call(GUARDED, tool_use_id=f"tooluse_{2 * number}", paths=PATHS),
@@ -79,8 +81,8 @@ def script(rounds: int = 1) -> list[Any]:
     return turns
 
 
-SCRIPT: tuple[Any, ...] = tuple(script(1))
-"""The turns of one request (the first round)."""
+SCRIPT: tuple[Any, ...] = tuple(script(2))
+"""The turns of a new agent: the first request, and a second one on the same agent."""
 
 
 class _Stopped(Exception):
@@ -128,9 +130,9 @@ def build_agent(workdir: Path, model: "Model | None" = None, **kwargs: Any) -> A
         tools=[delete_files, inspect_files],
         **kwargs,
     )
-    rounds = _requests(agent.messages)
-    if model is None and rounds:  # a restored session: its script covers the rounds it holds and one more
-        agent.model = ScriptedModel(script(rounds + 1), mode="conversation")
+    last = _last_round(agent.messages)
+    if model is None and last:  # a restored session: script the round it is in and the next one
+        agent.model = ScriptedModel(script(2, first=last), mode="conversation")
     return agent
 
 
@@ -161,11 +163,18 @@ def _create_files(workdir: Path) -> None:
         (workdir / name).write_text("old data\n")
 
 
-def _requests(messages: Messages) -> int:
-    """Return how many requests (user messages with text, not tool results) the conversation holds."""
-    return sum(
-        1 for message in messages if message["role"] == "user" and any("text" in block for block in message["content"])
-    )
+def _last_round(messages: Messages) -> int:
+    """Return the number of the last round the conversation holds (0 if none), from the scripted tool-use ids."""
+    last = 0
+    for message in reversed(messages):
+        for block in message["content"]:
+            if "toolUse" in block:
+                prefix, _, number = str(block["toolUse"]["toolUseId"]).partition("tooluse_")
+                if not prefix and number.isdigit():
+                    last = max(last, (int(number) + 1) // 2)
+        if last:
+            return last
+    return last
 
 
 def _last_tool_use_id(messages: Messages, name: str) -> str | None:
@@ -415,7 +424,7 @@ def _run_in_session(args: argparse.Namespace) -> int:
         if agent.pending_interrupts:
             print(f"Session {args.session_id} in {args.storage_dir} is waiting at the question; picking up there.")
         else:
-            again = _requests(agent.messages)
+            again = _last_round(agent.messages)
             if again:  # the session did the task before: give it old files to clean up again
                 _create_files(workdir)
             narrate_start(workdir, f"The agent is saved in session {args.session_id!r} of {args.storage_dir}.")

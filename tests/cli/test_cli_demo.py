@@ -239,6 +239,22 @@ def test_without_trust_the_next_process_asks_again(tmp_path, flag):
     assert trust_list(storage) == []
 
 
+def test_the_session_takes_the_task_again_and_again_past_the_conversation_window(tmp_path, capsys):
+    # The default conversation manager keeps the last 40 messages: by the 8th round the first ones are gone, and
+    # the scripted model must still find its place (and the demo count the rounds) from what is left.
+    storage = tmp_path / "store"
+    for number in range(1, 10):
+        assert main(["demo", "--storage-dir", str(storage), "--yes"]) == 0
+        out = capsys.readouterr().out
+        assert f"id {INTERRUPT_ID.replace('tooluse_2', f'tooluse_{2 * number}')})" in out
+        assert out.splitlines()[-2:] == [DELETED, "Files left: none."]
+        if number > 1:
+            assert f"It did this task {({2: 'once', 3: 'twice'}).get(number, f'{number - 1} times')} before" in out
+    agent = stored_agent(storage)
+    assert len(agent.messages) < 9 * 6  # trimmed
+    assert decisions(agent) == ["approved"] * 9
+
+
 def test_trust_granted_where_the_demo_stopped_is_remembered_too(tmp_path):
     # Stopped at the question, answered "t" from another process with `resume`: the next demo run does not ask.
     storage = tmp_path / "store"
