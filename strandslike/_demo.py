@@ -424,12 +424,14 @@ def _run_in_session(args: argparse.Namespace) -> int:
         if agent.pending_interrupts:
             print(f"Session {args.session_id} in {args.storage_dir} is waiting at the question; picking up there.")
         else:
-            again = _last_round(agent.messages)
+            again = bool(agent.messages)
             if again:  # the session did the task before: give it old files to clean up again
                 _create_files(workdir)
             narrate_start(workdir, f"The agent is saved in session {args.session_id!r} of {args.storage_dir}.")
             if again:
-                print(f"It did this task {_times(again)} before in this session: the old files are back.")
+                rounds = _last_round(agent.messages)  # 0 with a real model: its tool-use ids are its own
+                times = f"{_times(rounds)} " if rounds else ""
+                print(f"It did this task {times}before in this session: the old files are back.")
             narrate_trust(agent, _revoke_command(args))
             result = agent(PROMPT)
         try:

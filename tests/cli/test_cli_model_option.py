@@ -117,3 +117,28 @@ def test_resume_and_serve_accept_the_option(capsys):
     assert "--model" in capsys.readouterr().out
     assert main(["serve", "--help"]) == 0
     assert "--model" in capsys.readouterr().out
+
+
+def test_demo_on_a_real_provider_remembers_trust_in_its_session(monkeypatch, capsys, tmp_path):
+    def run(round_number, *flags):
+        fake = FakeLLM(
+            [
+                Reply(tools=[(f"inspect{round_number}", "inspect_files", {"paths": ["a/b/c.txt", "d/e/f.txt"]})]),
+                Reply(tools=[(f"delete{round_number}", "delete_files", {"paths": ["a/b/c.txt", "d/e/f.txt"]})]),
+                Reply("Both files are deleted."),
+            ]
+        )
+        with fake:
+            monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
+            monkeypatch.setenv("OPENAI_BASE_URL", f"{fake.url}/v1")
+            assert main(["demo", "--storage-dir", str(tmp_path), "--model", "openai:gpt-fake", *flags]) == 0
+        return capsys.readouterr().out
+
+    first = run(1, "--trust")
+    assert "(t/y/N): t" in first
+    assert "trust granted" in first
+    second = run(2, "--no")  # not asked, so the --no never applies
+    assert "It did this task before in this session: the old files are back." in second
+    assert "(t/y/N)" not in second
+    assert "trust used, granted by you" in second
+    assert second.splitlines()[-2:] == ['The model said: "Both files are deleted."', "Files left: none."]
