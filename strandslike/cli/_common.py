@@ -14,7 +14,7 @@ from typing import Any
 from ..interrupt import Interrupt
 from ..interrupt._state import _InterruptState
 from ..session._ids import validate_id
-from ..session.file_session_manager import AGENT_PREFIX, MULTI_AGENT_PREFIX, SESSION_PREFIX, FileSessionManager
+from ..session.file_session_manager import AGENT_PREFIX, SESSION_PREFIX, FileSessionManager
 from ..types.exceptions import SessionCorruptError, SessionException, StrandslikeError
 from ..types.session import Session, SessionAgent, SessionMessage, encode_bytes_values
 
@@ -71,16 +71,6 @@ def session_ids(storage_dir: Path) -> list[str]:
     )
 
 
-def _ids_under(directory: Path, prefix: str, suffix: str = "") -> list[str]:
-    if not directory.is_dir():
-        return []
-    return sorted(
-        entry.name[len(prefix) : len(entry.name) - len(suffix)]
-        for entry in directory.iterdir()
-        if entry.name.startswith(prefix) and entry.name.endswith(suffix) and not entry.name.startswith(".")
-    )
-
-
 def open_session(storage_dir: Path, session_id: str) -> FileSessionManager:
     """Open an existing session for reading; never create one.
 
@@ -109,6 +99,7 @@ class AgentView:
         messages: Its messages in order, redactions recorded.
         open_interrupts: Interrupts it waits on that have no answer yet.
         interrupted: Whether it waits on interrupts.
+        repairs: What reading the log dropped or will fix (a torn last record, ...), in words.
     """
 
     agent_id: str
@@ -116,6 +107,7 @@ class AgentView:
     messages: list[SessionMessage]
     open_interrupts: list[Interrupt] = field(default_factory=list)
     interrupted: bool = False
+    repairs: list[str] = field(default_factory=list)
 
     @property
     def audit(self) -> list[dict[str, Any]]:
@@ -147,7 +139,7 @@ def read_agents(manager: FileSessionManager, agent_id: str | None = None) -> lis
         SessionCorruptError: An agent's log is corrupt or holds an invalid interrupt state.
     """
     session_dir = manager.storage_dir / f"{SESSION_PREFIX}{manager.session_id}"
-    known = _ids_under(session_dir / "agents", AGENT_PREFIX)
+    known = [ref.owner_id for ref in manager.list_logs(manager.session_id) if ref.kind == "agent"]
     if agent_id is not None:
         if agent_id not in known:
             listing = ", ".join(known) or "none"
@@ -155,15 +147,11 @@ def read_agents(manager: FileSessionManager, agent_id: str | None = None) -> lis
         known = [agent_id]
     views = []
     for name in known:
-        try:
-            validate_id(name, "agent")
-        except ValueError as exc:
-            raise SessionCorruptError(str(session_dir / "agents" / f"{AGENT_PREFIX}{name}"), str(exc)) from None
-        agent = manager.read_agent(manager.session_id, name)
-        messages = manager.list_messages(manager.session_id, name)
-        if agent is None and not messages:
+        stored = manager.load_agent(manager.session_id, name)  # one read of the log
+        if stored is None or (stored.agent is None and not stored.messages and not stored.repairs):
             continue  # a directory whose log was never written
-        view = AgentView(name, agent, messages)
+        agent, messages = stored.agent, stored.messages
+        view = AgentView(name, agent, messages, repairs=stored.repairs)
         if agent is not None:
             state = _interrupt_state(session_dir / "agents" / f"{AGENT_PREFIX}{name}", agent)
             view.interrupted = state.activated
@@ -229,8 +217,7 @@ def read_multi_agents(manager: FileSessionManager) -> list[MultiAgentView]:
 
 def multi_agent_ids(manager: FileSessionManager) -> list[str]:
     """Return the ids of the orchestrators whose state the session stores."""
-    session_dir = manager.storage_dir / f"{SESSION_PREFIX}{manager.session_id}"
-    return _ids_under(session_dir / "multi_agents", MULTI_AGENT_PREFIX, ".json")
+    return [ref.owner_id for ref in manager.list_logs(manager.session_id) if ref.kind == "multi_agent"]
 
 
 def read_session(manager: FileSessionManager) -> Session:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..interrupt._state import _InterruptState
-from ..session._files import read_json
+from ..session._files import read_json_path as read_json
 from ..session._ids import validate_id
 from ..types.exceptions import SessionCorruptError, SessionException
 from ..types.session import Session, SessionAgent, SessionMessage

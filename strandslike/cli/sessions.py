@@ -187,6 +187,8 @@ def show_session(args: argparse.Namespace) -> int:
             out()
         status = f", waiting on {plural(len(view.open_interrupts), 'interrupt')}" if view.interrupted else ""
         out(f"session {args.session_id}, agent {view.agent_id}: {plural(len(view.messages), 'message')}{status}")
+        for repair in view.repairs:
+            out(f"repaired on read: {repair} (run `sessions check --repair` to fix the file)")
         if view.agent is not None and view.agent.state:
             out(shorten(f"state: {compact_json(view.agent.state)}", width))
         for session_message in view.messages:
@@ -206,6 +208,7 @@ def _agent_json(view: AgentView) -> dict[str, Any]:
         "interrupted": view.interrupted,
         "messages": [session_message.to_message() for session_message in view.messages],
         "audit": view.audit,
+        "repairs": view.repairs,
     }
 
 

@@ -1,29 +1,41 @@
 """`InMemorySessionRepository`: sessions kept in memory, for tests and short-lived processes."""
 
 import copy
+import itertools
+import json
 import threading
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
-from ..types.exceptions import SessionException
-from ..types.session import Session, SessionAgent, SessionMessage
-from .session_repository import SessionRepository
+from ..types.exceptions import NotJSONSerializableError, SessionConflictError, SessionException
+from ..types.session import Session
+from .log_session_repository import LogSessionRepository
+from .session_repository import LogClaim, LogRef, StoredLog
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
-class InMemorySessionRepository(SessionRepository):
-    """A `SessionRepository` holding everything in dicts; records are copied in and out like a real store.
+class InMemorySessionRepository(LogSessionRepository):
+    """A `SessionRepository` holding every log in memory; records are copied in and out like a real store.
 
-    It never blocks, so session managers call it on the event loop. One instance can serve several managers
-    (and agents) in the same process, which is how a "new Agent per request" server can be tested.
+    It implements the durable log contract (``supports_claims``): claims are exclusive within the process (one
+    repository can serve several managers and agents, which is how a "new Agent per request" server is tested)
+    and versions are counters. Nothing survives the process, so ``durable`` has nothing more to do. It never
+    blocks, so session managers call it on the event loop.
     """
 
     blocking_io: ClassVar[bool] = False
 
     def __init__(self) -> None:
+        super().__init__()
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
-        self._agents: dict[tuple[str, str], SessionAgent] = {}
-        self._messages: dict[tuple[str, str], list[SessionMessage]] = {}
-        self._multi_agents: dict[tuple[str, str], dict[str, Any]] = {}
+        self._logs: dict[LogRef, list[bytes]] = {}  # each record as its JSON, so no caller can change it later
+        self._versions: dict[LogRef, int] = {}
+        self._claims: dict[LogRef, object] = {}
+        self._counter = itertools.count(1)
+
+    # -- sessions -----------------------------------------------------------------------------------------------------
 
     def create_session(self, session: Session, **kwargs: Any) -> Session:
         """Create a new session.
@@ -43,95 +55,93 @@ class InMemorySessionRepository(SessionRepository):
             return copy.deepcopy(self._sessions.get(session_id))
 
     def delete_session(self, session_id: str, **kwargs: Any) -> None:
-        """Delete a session and everything in it."""
+        """Delete a session and every log in it (held claims become invalid)."""
         with self._lock:
             self._sessions.pop(session_id, None)
-            for store in (self._agents, self._messages, self._multi_agents):
-                for key in [key for key in store if key[0] == session_id]:
-                    del store[key]
+            for ref in [ref for ref in self._logs if ref.session_id == session_id]:
+                del self._logs[ref]
+                self._versions.pop(ref, None)
+        with self._seen_lock:
+            for ref in [ref for ref in self._seen if ref.session_id == session_id]:
+                del self._seen[ref]
 
-    def create_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
-        """Create an agent in a session."""
+    # -- the log contract ---------------------------------------------------------------------------------------------
+
+    def read_log(self, ref: LogRef, **kwargs: Any) -> StoredLog | None:
+        """Return a copy of every record of a log and its version, or None if it does not exist."""
         with self._lock:
-            self._require(session_id)
-            self._agents[(session_id, session_agent.agent_id)] = _copy(session_agent)
-            self._messages.setdefault((session_id, session_agent.agent_id), [])
+            lines = self._logs.get(ref)
+            if lines is None:
+                return None
+            version = self._versions[ref]
+            data = b"[" + b",".join(lines) + b"]"
+        return StoredLog(json.loads(data), str(version))
 
-    def read_agent(self, session_id: str, agent_id: str, **kwargs: Any) -> SessionAgent | None:
-        """Read an agent."""
-        with self._lock:
-            agent = self._agents.get((session_id, agent_id))
-            return None if agent is None else _copy(agent)
-
-    def update_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
-        """Replace an agent's state, keeping its creation time."""
-        with self._lock:
-            key = (session_id, session_agent.agent_id)
-            previous = self._agents.get(key)
-            if previous is None:
-                raise SessionException(f"Agent {session_agent.agent_id} in session {session_id} does not exist")
-            updated = _copy(session_agent)
-            updated.created_at = previous.created_at
-            self._agents[key] = updated
-
-    def create_message(self, session_id: str, agent_id: str, session_message: SessionMessage, **kwargs: Any) -> None:
-        """Append a message."""
-        with self._lock:
-            self._messages.setdefault((session_id, agent_id), []).append(_copy(session_message))
-
-    def read_message(self, session_id: str, agent_id: str, message_id: int, **kwargs: Any) -> SessionMessage | None:
-        """Read one message by index."""
-        with self._lock:
-            for message in self._messages.get((session_id, agent_id), []):
-                if message.message_id == message_id:
-                    return _copy(message)
-        return None
-
-    def update_message(self, session_id: str, agent_id: str, session_message: SessionMessage, **kwargs: Any) -> None:
-        """Replace a message.
+    def claim_log(self, ref: LogRef, version: str | None, **kwargs: Any) -> LogClaim:
+        """Claim a log if nobody holds it and it is still at ``version``.
 
         Raises:
-            SessionException: The message does not exist.
+            SessionConflictError: It is claimed, or it changed since ``version``.
         """
         with self._lock:
-            messages = self._messages.get((session_id, agent_id), [])
-            for position, message in enumerate(messages):
-                if message.message_id == session_message.message_id:
-                    messages[position] = _copy(session_message)
-                    return
-        raise SessionException(f"Message {session_message.message_id} does not exist")
+            if ref in self._claims:
+                raise _conflict(ref, "another agent is running it right now")
+            current = self._versions.get(ref)
+            if (None if current is None else str(current)) != version:
+                raise _conflict(ref, "it was changed by another writer since this agent read it")
+            token = object()
+            self._claims[ref] = token
+        return LogClaim(ref, version, token)
 
-    def list_messages(
-        self, session_id: str, agent_id: str, limit: int | None = None, offset: int = 0, **kwargs: Any
-    ) -> list[SessionMessage]:
-        """List messages in order."""
+    def append_log(self, claim: LogClaim, records: Sequence[dict[str, Any]], *, durable: bool, **kwargs: Any) -> None:
+        """Append records (all or none) under a held claim.
+
+        Raises:
+            SessionConflictError: The claim was released or the log changed under it; nothing was written.
+        """
+        if not records:
+            return
+        encoded = [_encode(record) for record in records]
+        ref = claim.ref
         with self._lock:
-            messages = self._messages.get((session_id, agent_id), [])
-            end = None if limit is None else offset + limit
-            return [_copy(message) for message in messages[offset:end]]
+            if self._claims.get(ref) is not claim.handle:
+                raise _conflict(ref, "this claim was released or lost")
+            current = self._versions.get(ref)
+            if (None if current is None else str(current)) != claim.version:
+                raise _conflict(ref, "it was changed under this claim")
+            self._logs.setdefault(ref, []).extend(encoded)
+            version = next(self._counter)
+            self._versions[ref] = version
+            claim.version = str(version)
 
-    def create_multi_agent(self, session_id: str, multi_agent: Any, **kwargs: Any) -> None:
-        """Store an orchestrator's state."""
-        self.update_multi_agent(session_id, multi_agent)
-
-    def read_multi_agent(self, session_id: str, multi_agent_id: str, **kwargs: Any) -> dict[str, Any] | None:
-        """Read an orchestrator's state."""
+    def release_log(self, claim: LogClaim, **kwargs: Any) -> None:
+        """Give the claim up (idempotent)."""
         with self._lock:
-            return copy.deepcopy(self._multi_agents.get((session_id, multi_agent_id)))
+            if self._claims.get(claim.ref) is claim.handle:
+                del self._claims[claim.ref]
 
-    def update_multi_agent(self, session_id: str, multi_agent: Any, **kwargs: Any) -> None:
-        """Replace an orchestrator's state."""
+    def list_logs(self, session_id: str, **kwargs: Any) -> list[LogRef]:
+        """Return the logs of a session: agents, then orchestrators, each sorted by owner id."""
         with self._lock:
-            self._multi_agents[(session_id, multi_agent.id)] = copy.deepcopy(multi_agent.serialize_state())
+            refs = [ref for ref in self._logs if ref.session_id == session_id]
+        return sorted(refs, key=lambda ref: (ref.kind != "agent", ref.owner_id))
 
-    def _require(self, session_id: str) -> None:
-        if session_id not in self._sessions:
-            raise SessionException(f"Session {session_id} does not exist")
+    def list_sessions(self, **kwargs: Any) -> list[str]:
+        """Return the ids of every session, sorted."""
+        with self._lock:
+            return sorted(self._sessions)
 
 
-R = TypeVar("R", SessionAgent, SessionMessage)
+def _encode(record: dict[str, Any]) -> bytes:
+    if type(record) is not dict or not isinstance(record.get("k"), str):
+        raise ValueError(f"{record!r:.80} is not a log record: a record must be a JSON object with a string 'k'")
+    try:
+        return _ENCODER.encode(record).encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError, RecursionError) as exc:
+        raise NotJSONSerializableError("A session record", record, f"{type(exc).__name__}: {exc}") from None
 
 
-def _copy(record: R) -> R:
-    # A round trip through the record's dict form behaves like real storage (bytes encoded, copies detached).
-    return type(record).from_dict(record.to_dict())
+def _conflict(ref: LogRef, detail: str) -> SessionConflictError:
+    return SessionConflictError(
+        ref.session_id, ref.owner_id, f"the {ref.kind.replace('_', '-')} log cannot be claimed: {detail}"
+    )

@@ -28,11 +28,12 @@ A repository has two layers:
      Otherwise it raises `SessionConflictError` at once (it never waits). A claim is released by `release_log`,
      and also when its holder dies (a killed process must not lock a session forever: a file lock dies with its
      process, a database lease expires).
-   - **Appends** happen only under a held claim, are all-or-nothing per call, and keep their order. When
-     `append_log` returns, the records survive the death of the process; with ``durable=True`` they also
-     survive a crash of the machine (``fsync``, a committed transaction). After an append, ``claim.version`` is
-     the log's new version. An append under a claim that was lost (expired, stolen) raises
-     `SessionConflictError` and writes nothing.
+   - **Appends** happen only under a held claim, are all-or-nothing per call (a crash during an append leaves
+     all of its records or none of them), and keep their order. When `append_log` returns, the records survive
+     the death of the process; with ``durable=True`` they also survive a crash of the machine (``fsync``, a
+     committed transaction). After an append, ``claim.version`` is the log's new version. An append under a
+     claim that was lost (expired, stolen) raises `SessionConflictError` and writes nothing. An append of no
+     records changes nothing (not even the version).
    - **Integrity.** A record that was damaged at rest is never returned as if it were good: `read_log` raises
      `SessionCorruptError` naming where, or, for damage a crash can cause (a torn last record), drops it and says
      so in `StoredLog.repairs`.
@@ -71,11 +72,16 @@ class StoredLog:
         records: The records in append order.
         version: The version of exactly these records (see `SessionRepository.claim_log`).
         repairs: What the store dropped or fixed while reading (a torn last record, ...), in words, for operators.
+        location: Where the log is stored (a file path, a table and key), for error messages; None: the store
+            does not say, and messages name the session and owner instead.
+        unit: What a record is called at that location, for error messages (``"line"`` in a file).
     """
 
     records: list[dict[str, Any]]
     version: str
     repairs: list[str] = field(default_factory=list)
+    location: str | None = None
+    unit: str = "record"
 
 
 @dataclass

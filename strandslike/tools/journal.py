@@ -51,6 +51,20 @@ class ToolAttempt:
     result: ToolResult | None = None
 
 
+def unknown_outcome_result(attempt: ToolAttempt) -> ToolResult:
+    """Return the error result a tool use gets when its body started in a process that died before it ended.
+
+    The tool is not run again (unless it is idempotent or the agent's policy says so), so the model is told that
+    its effect may or may not have happened, with the key to check it by.
+    """
+    text = (
+        f"The outcome of this call of tool {attempt.name!r} is unknown: the process running it stopped while the "
+        "tool was running, and it was not run again so that its effect cannot happen twice. It may or may not "
+        f"have taken effect (idempotency key {attempt.idempotency_key}); check before trying again."
+    )
+    return {"toolUseId": attempt.tool_use_id, "status": "error", "content": [{"text": text}]}
+
+
 class JournalSink(Protocol):
     """Where a journal records attempts: a session manager, or an orchestrator's session for its node agents."""
 
@@ -112,4 +126,4 @@ class ToolJournal:
             self.sink.tool_finished(attempt)
 
 
-__all__ = ["AttemptOutcome", "JournalSink", "ToolAttempt", "ToolJournal"]
+__all__ = ["AttemptOutcome", "JournalSink", "ToolAttempt", "ToolJournal", "unknown_outcome_result"]

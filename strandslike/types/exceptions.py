@@ -231,3 +231,22 @@ class UnsupportedPlatformError(StrandslikeError, ImportError):
     """A feature relies on operating-system services this platform does not offer."""
 
     code = "UNSUPPORTED_PLATFORM"
+
+
+class UnclaimedSessionWarning(StrandslikeError, UserWarning):
+    """A session manager was built over a repository that cannot claim sessions (a custom Strands repository)."""
+
+    code = "UNCLAIMED_SESSION"
+
+    def __init__(self, repository: str, session_id: str) -> None:
+        self.repository = repository
+        self.session_id = session_id
+        super().__init__(
+            f"{repository} does not implement the durable log contract (its supports_claims is False), so session "
+            f"{session_id!r} is persisted through Strands' record API only: two processes can resume it at the same "
+            "time and both run an approved tool, a restore can mix two versions of the session, and a crash while a "
+            "tool runs cannot be told apart from a tool that never started. One process per session is safe. To run "
+            "more, use FileSessionManager, InMemorySessionRepository, or a repository that implements read_log, "
+            "claim_log, append_log, release_log, list_logs and list_sessions (subclass "
+            "strandslike.session.LogSessionRepository and check it with strandslike.testing.session_conformance)."
+        )

@@ -8,6 +8,7 @@ from typing import Any
 import anyio
 import pytest
 from helpers import answer, answers
+from log_lines import body_of, checksummed
 from pydantic import BaseModel, field_validator
 
 from strandslike import (
@@ -392,7 +393,7 @@ async def test_crafted_session_log_with_another_pending_call_is_stale(tmp_path: 
     agent.session_manager.close()
 
     path = _log(tmp_path, "s")
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = [body_of(line) for line in path.read_text().splitlines()]
     crafted = 0
     for record in records:
         if record["k"] == "s":
@@ -403,7 +404,7 @@ async def test_crafted_session_log_with_another_pending_call_is_stale(tmp_path: 
         if record["k"] == "m" and record["m"]["role"] == "assistant":
             record["m"]["content"][0]["toolUse"]["input"] = {"paths": ["/etc"]}
     assert crafted
-    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    path.write_text("".join(checksummed(record) + "\n" for record in records))  # a forger can checksum too
 
     model = ScriptedModel([text("done")])
     again = Agent(

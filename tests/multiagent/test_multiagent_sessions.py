@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from helpers import answers
+from log_lines import body_of
 from multiagent_workers import DENIED, KINDS, SESSION_ID, build, describe, tool_runs
 
 import strandslike
@@ -99,10 +100,14 @@ async def test_a_bad_resume_of_a_restored_run_leaves_it_resumable(kind: str, tmp
     assert third_models["cleanup"].calls == 1
 
 
-async def test_the_orchestrator_snapshot_is_a_json_file_in_the_session(tmp_path: Path) -> None:
+async def test_the_orchestrator_state_is_a_checksummed_log_in_the_session(tmp_path: Path) -> None:
     paused, _ = pause("graph-tool", tmp_path)
-    path = tmp_path / f"session_{SESSION_ID}" / "multi_agents" / "multi_agent_pipeline.json"
-    saved = json.loads(path.read_text())
+    path = tmp_path / f"session_{SESSION_ID}" / "multi_agents" / "multi_agent_pipeline" / "multi_agent.jsonl"
+    records = [body_of(line) for line in path.read_text().splitlines()]
+    assert records[0]["k"] == "h"
+    assert records[0]["format"] == "strandslike-multi-agent-log/1"
+    assert {record["k"] for record in records[1:]} == {"ms"}
+    saved = records[-1]["s"]
     assert saved["status"] == "interrupted"
     assert saved["node_results"]["cleanup"]["status"] == "interrupted"
     assert saved["node_results"]["inspector"]["status"] == "completed"

@@ -275,9 +275,9 @@ class SlowDisk:
 
 def _crash_run(args: dict[str, Any]) -> None:
     if args.get("slow_disk"):
-        from strandslike.session import _agent_log
+        from strandslike.session import _files
 
-        _agent_log.os = SlowDisk(**args["slow_disk"])  # type: ignore[attr-defined,assignment]
+        _files.os = SlowDisk(**args["slow_disk"])  # type: ignore[assignment]
     prompts, tools_per_prompt = args["prompts"], args["tools_per_prompt"]
     script = long_script(prompts, tools_per_prompt, args.get("answer_size", 0))
     agent, _ = build_agent(args["storage_dir"], script, args["log"])

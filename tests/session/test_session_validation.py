@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from log_lines import checksummed
 
 from strandslike import Agent
 from strandslike.models import ScriptedModel, text
@@ -300,7 +301,7 @@ def test_invalid_utf8_in_a_complete_line_is_reported(tmp_path: Path) -> None:
 
 def test_an_unknown_record_kind_is_reported_with_its_line_and_kind(tmp_path: Path) -> None:
     lines = written_session(tmp_path)
-    log_of(tmp_path).write_text("\n".join([*lines, '{"k":"z","t":"x"}']) + "\n")
+    log_of(tmp_path).write_text("\n".join([*lines, checksummed({"k": "z", "t": "x"})]) + "\n")
     with pytest.raises(SessionCorruptError) as caught:
         open_again(tmp_path)
     check_corrupt(caught, log_of(tmp_path), f"line {len(lines) + 1} is not a valid record", "unknown record kind 'z'")
@@ -383,7 +384,7 @@ def test_a_corrupt_file_leaves_the_session_untouched(tmp_path: Path) -> None:
 
 def append_record(storage: Path, record: Any) -> None:
     with open(log_of(storage), "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record) + "\n")
+        handle.write(checksummed(record) + "\n")
 
 
 SNAPSHOT_BASE = {"agent_id": "default", "state": {}, "conversation_manager_state": {}, "_internal_state": {}}
