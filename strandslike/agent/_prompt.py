@@ -1,11 +1,16 @@
 """Turning an invocation's input into the messages it appends, after checking that they are valid and storable."""
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._json import json_problem
+from ..tools.journal import ToolJournal, unknown_outcome_result
 from ..types.content import ContentBlock, Message, Messages
 from ..types.exceptions import InvalidPromptError, safe_repr
+from ..types.tools import ToolResult
+
+if TYPE_CHECKING:
+    from ..interrupt._state import _InterruptState
 
 # Strands' content block keys (`strands.types.content.ContentBlock`); a block of a prompt needs one of them.
 CONTENT_BLOCK_KEYS = frozenset(ContentBlock.__annotations__) | {"audio"}
@@ -42,11 +47,31 @@ def initial_messages(messages: Messages | None) -> Messages:
     return checked
 
 
-def prompt_to_messages(prompt: Any, history: Messages) -> Messages:
+def _repair(tool_use_id: str, journal: ToolJournal | None, audit: "_InterruptState | None") -> ToolResult:
+    attempt = journal.restored(tool_use_id) if journal is not None else None
+    if attempt is not None and journal is not None:
+        journal.settle(tool_use_id)
+        if attempt.outcome == "done" and attempt.result is not None:
+            return {**attempt.result, "toolUseId": tool_use_id}
+        if attempt.outcome == "started":
+            if audit is not None:
+                audit.record_tool("tool_outcome_unknown", tool_use_id, attempt.name, attempt.idempotency_key)
+            return unknown_outcome_result(attempt)
+    return {"toolUseId": tool_use_id, "status": "error", "content": [{"text": "Tool was interrupted."}]}
+
+
+def prompt_to_messages(
+    prompt: Any,
+    history: Messages,
+    journal: ToolJournal | None = None,
+    audit: "_InterruptState | None" = None,
+) -> Messages:
     """Return the messages a new (non-resume) prompt appends; check them before anything is appended.
 
-    A trailing assistant tool use left without results (a crash, a timeout, an abandoned run) gets an error
-    result ``"Tool was interrupted."`` in front of the new user content, so the history stays valid.
+    A trailing assistant tool use left without results (a crash, a timeout, an abandoned run) gets a result in
+    front of the new user content, so the history stays valid: its recorded result if the tool finished before a
+    crash, an unknown-outcome error if a crash came while it ran (recorded in ``audit``), else Strands' error
+    ``"Tool was interrupted."``.
 
     Raises:
         InvalidPromptError: The prompt is not a string, a list of content blocks, a list of messages or None, or it
@@ -55,13 +80,12 @@ def prompt_to_messages(prompt: Any, history: Messages) -> Messages:
     messages = _messages(prompt)
     check_messages(messages, "The prompt")
     repairs: list[ContentBlock] = [
-        {"toolResult": {"toolUseId": tool_use_id, "status": "error", "content": [{"text": "Tool was interrupted."}]}}
-        for tool_use_id in dangling_tool_uses(history)
+        {"toolResult": _repair(tool_use_id, journal, audit)} for tool_use_id in dangling_tool_uses(history)
     ]
     if repairs:
         logger.warning(
             "tool_use_ids=<%s> | the last tool calls never got a result (a crash, a timeout or an abandoned run); "
-            "they are answered as interrupted before the new prompt",
+            "they are answered before the new prompt (with their recorded result, or as unknown or interrupted)",
             ", ".join(dangling_tool_uses(history)),
         )
         if messages and messages[0]["role"] == "user":

@@ -83,6 +83,7 @@ class Agent:
         structured_output_model: "type[BaseModel] | None" = None,
         structured_output_prompt: str | None = None,
         retry_strategy: ModelRetryStrategy | Any | None = DEFAULT_RETRY_STRATEGY,
+        unfinished_tool_policy: Literal["report", "rerun"] = "report",
     ) -> None:
         """Configure the agent; nothing runs until it is invoked.
 
@@ -118,6 +119,10 @@ class Agent:
                 turn without producing it (default: Strands' prompt).
             retry_strategy: Retries throttled model calls (default: ``ModelRetryStrategy()``, 6 attempts with
                 backoff from 4 to 240 seconds); None turns retries off.
+            unfinished_tool_policy: What a restored session does with a tool whose process died while it ran:
+                ``"report"`` it to the model as an error with an unknown outcome, without running it again (the
+                default; idempotent tools run again anyway), or ``"rerun"`` every such tool (see
+                `docs/exactly-once.md`).
         """
         self.model = resolve_model(model)
         self.messages: Messages = initial_messages(messages)
@@ -130,6 +135,9 @@ class Agent:
         if partial_resume not in ("reraise", "refuse"):
             raise ValueError(f"partial_resume={partial_resume!r} | must be 'reraise' or 'refuse'")
         self.partial_resume = partial_resume
+        if unfinished_tool_policy not in ("report", "rerun"):
+            raise ValueError(f"unfinished_tool_policy={unfinished_tool_policy!r} | must be 'report' or 'rerun'")
+        self.unfinished_tool_policy = unfinished_tool_policy
         self.state = state if isinstance(state, AgentState) else AgentState(state)
         self.tool_registry = ToolRegistry()
         self.tool_registry.process_tools(tools or ())
@@ -409,7 +417,7 @@ class Agent:
             interrupts.pending_tool_execution = PendingToolExecution(self.messages[-1])
             interrupts.activate()
             return []
-        return prompt_to_messages(prompt, self.messages)
+        return prompt_to_messages(prompt, self.messages, self.tool_journal, interrupts)
 
     async def _pass(
         self,

@@ -53,6 +53,11 @@ class InterruptTool(AgentTool):
         """``"interrupt"``."""
         return "interrupt"
 
+    @property
+    def idempotent(self) -> bool:
+        """Always True: its body only asks for the answer, so asking again after a crash is safe."""
+        return True
+
     async def stream(self, tool_use: ToolUse, invocation_state: dict[str, Any], **kwargs: Any) -> ToolGenerator:
         """Pause for the answer; once answered, yield it as the tool result."""
         tool_use_id = tool_use["toolUseId"]

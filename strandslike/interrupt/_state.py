@@ -439,6 +439,26 @@ class _InterruptState:
             if interrupt.answered and interrupt.id.startswith(prefix):
                 self.record(interrupt, "outcome", action=interrupt.action or "resume", result=outcome)
 
+    def record_tool(self, event: str, tool_use_id: str, tool: str, idempotency_key: str) -> None:
+        """Append an entry about a tool use whose body started in an earlier process (see `ToolJournal`).
+
+        ``event`` is ``tool_outcome_unknown``, ``tool_rerun`` or ``tool_result_recovered``. The entry names the
+        interrupt bound to the tool use (the approval that let it run), if any.
+        """
+        bound = next((i for i in self.interrupts.values() if i.tool_use_id == tool_use_id), None)
+        self.audit.append(
+            {
+                "time": time.time(),
+                "event": event,
+                "interrupt_id": bound.id if bound is not None else None,
+                "name": bound.name if bound is not None else None,
+                "tool": tool,
+                "tool_use_id": tool_use_id,
+                "idempotency_key": idempotency_key,
+            }
+        )
+        self._version += 1
+
     def record(self, interrupt: Interrupt, event: str, **details: Any) -> None:
         """Append an entry to the audit trail; ``time`` is in seconds since the epoch (UTC)."""
         self.note(event, interrupt.name, interrupt.id, **details)

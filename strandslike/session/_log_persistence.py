@@ -41,7 +41,7 @@ from ._records import (
     replay_multi_agent,
     snapshot_records,
 )
-from ._restore import asked_tool_uses, restore_agent
+from ._restore import restore_agent, unanswered_tool_uses
 from .session_repository import LogClaim, LogRef, SessionRepository
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class LogPersistence:
             for repair in replayed.repairs:
                 logger.warning("session_id=<%s>, agent_id=<%s> | %s", self.session_id, agent_id, repair)
             if replayed.attempts:
-                journal.restore(replayed.open_attempts(asked_tool_uses(replayed.messages)))
+                journal.restore(replayed.open_attempts(unanswered_tool_uses(replayed.messages)))
             restore_agent(agent, replayed.agent, replayed.messages, self._where(ref), journal.restored)
             log.audit_written = len(replayed.audit)
             log.latest = replayed.messages[-1] if replayed.messages else None

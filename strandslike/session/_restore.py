@@ -2,7 +2,7 @@
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..agent.state import AgentState
 from ..tools.journal import ToolAttempt, unknown_outcome_result
@@ -49,16 +49,31 @@ def restore_agent(
     agent.messages = repair_tool_use(messages, recorded)
 
 
-def asked_tool_uses(session_messages: list[SessionMessage]) -> dict[str, int]:
-    """Return each tool-use id with the index of the latest stored message that asked for it."""
+def unanswered_tool_uses(session_messages: list[SessionMessage]) -> dict[str, int]:
+    """Return the tool uses the stored conversation has no result for, each with the index of its message.
+
+    Only these can have an attempt worth handing to the tool journal: a tool use that has its result is settled,
+    and a model may reuse its id later for another call.
+    """
     asked: dict[str, int] = {}
-    for session_message in session_messages:
-        message = session_message.message
+    for position, session_message in enumerate(session_messages):
+        message = session_message.to_message()
         if message.get("role") != "assistant":
             continue
-        for block in message["content"]:
-            tool_use = block.get("toolUse")
-            if isinstance(tool_use, dict) and isinstance(tool_use.get("toolUseId"), str):
+        uses = [block["toolUse"] for block in message["content"] if isinstance(block.get("toolUse"), dict)]
+        if not uses:
+            continue
+        answered: set[Any] = set()
+        if position + 1 < len(session_messages):
+            following = session_messages[position + 1].to_message()
+            if following.get("role") == "user":
+                answered = {
+                    block["toolResult"].get("toolUseId")
+                    for block in following["content"]
+                    if isinstance(block.get("toolResult"), dict)
+                }
+        for tool_use in uses:
+            if isinstance(tool_use.get("toolUseId"), str) and tool_use["toolUseId"] not in answered:
                 asked[tool_use["toolUseId"]] = session_message.message_id
     return asked
 

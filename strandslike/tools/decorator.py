@@ -323,7 +323,12 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
     """
 
     def __init__(
-        self, tool_name: str, tool_spec: ToolSpec, tool_func: Callable[P, R], metadata: _FunctionMetadata
+        self,
+        tool_name: str,
+        tool_spec: ToolSpec,
+        tool_func: Callable[P, R],
+        metadata: _FunctionMetadata,
+        idempotent: bool = False,
     ) -> None:
         """Wrap a function as a tool; use `tool` rather than calling this directly.
 
@@ -332,8 +337,10 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
             tool_spec: The spec sent to the model.
             tool_func: The decorated function (or bound method).
             metadata: What `tool` learned about the function.
+            idempotent: Running it twice for one tool use is safe (see `AgentTool.idempotent`).
         """
         super().__init__()
+        self._idempotent = idempotent
         self._tool_name = tool_name
         self._tool_spec = tool_spec
         self._tool_func = tool_func
@@ -353,7 +360,7 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
         if instance is None or inspect.ismethod(self._tool_func):
             return self
         bound = cast(Callable[P, R], self._tool_func.__get__(instance, owner))
-        return DecoratedFunctionTool(self._tool_name, self._tool_spec, bound, self._metadata)
+        return DecoratedFunctionTool(self._tool_name, self._tool_spec, bound, self._metadata, self._idempotent)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Call the original function directly: no validation, no result wrapping."""
@@ -394,6 +401,11 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
     def tool_type(self) -> str:
         """Always ``"function"``."""
         return "function"
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether ``@tool(idempotent=True)`` declared that running it twice for one tool use is safe."""
+        return self._idempotent
 
     @property
     def supports_hot_reload(self) -> bool:
@@ -489,6 +501,7 @@ def tool(
     inputSchema: dict[str, Any] | None = None,  # Strands' spelling
     name: str | None = None,
     context: bool | str = False,
+    idempotent: bool = False,
 ) -> Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]: ...
 
 
@@ -498,6 +511,7 @@ def tool(
     inputSchema: dict[str, Any] | None = None,  # Strands' spelling
     name: str | None = None,
     context: bool | str = False,
+    idempotent: bool = False,
 ) -> DecoratedFunctionTool[P, R] | Callable[[Callable[P, R]], DecoratedFunctionTool[P, R]]:
     """Turn a function into a tool the model can call; the function stays callable as before.
 
@@ -514,6 +528,9 @@ def tool(
         name: Replaces the function name as the tool name.
         context: True to receive a `ToolContext` in the parameter named ``tool_context``, or the name of the
             parameter to receive it in.
+        idempotent: Running the tool twice for one tool use is safe: after a crash while it ran, a resumed
+            session runs it again (with the same ``ToolContext.idempotency_key``) instead of reporting that its
+            outcome is unknown (strandslike).
 
     Returns:
         The `DecoratedFunctionTool`, or a decorator making one when called with arguments only.
@@ -548,7 +565,7 @@ def tool(
             "description": description if description is not None else metadata.description,
             "inputSchema": schema,
         }
-        return DecoratedFunctionTool(tool_name, spec, f, metadata)
+        return DecoratedFunctionTool(tool_name, spec, f, metadata, idempotent)
 
     if func is None:
         return decorator

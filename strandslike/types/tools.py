@@ -2,6 +2,7 @@
 
 import contextvars
 import threading
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
@@ -13,6 +14,9 @@ from .interrupt import _Interruptible, name_uuid
 
 if TYPE_CHECKING:
     from ..agent.agent import Agent
+
+# The namespace of `strandslike.tools.journal`, for tools run without an agent.
+_KEY_NAMESPACE = uuid.UUID("6f0d4a52-9a3e-5d4c-8f51-2b7c1e0a9d11")
 
 
 class ToolUse(TypedDict):
@@ -87,6 +91,19 @@ class ToolContext(_Interruptible):
             self.resumed_metadata = restart.metadata
             self.original_input = restart.original_input
 
+    @property
+    def idempotency_key(self) -> str:
+        """The tool use's idempotency key: the same in every process, on every retry and after any crash.
+
+        Pass it to an external API that deduplicates requests (a payment, an e-mail, a ticket) to make the
+        tool's effect happen exactly once end to end; see `strandslike.tools.journal`.
+        """
+        journal = getattr(self.agent, "tool_journal", None)
+        if journal is not None:
+            key: str = journal.idempotency_key(self.tool_use["toolUseId"])
+            return key
+        return str(uuid.uuid5(_KEY_NAMESPACE, f"\x00{self.tool_use['toolUseId']}"))
+
     def _interrupt_id(self, name: str) -> str:
         return f"v1:tool_call:{self.tool_use['toolUseId']}:{name_uuid(name)}"
 
@@ -137,6 +154,16 @@ class AgentTool(ABC):
     @property
     def is_dynamic(self) -> bool:
         """Whether the tool was added at run time."""
+        return False
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether running the tool twice for one tool use is safe (strandslike).
+
+        When a process dies while the tool runs, a resumed session runs an idempotent tool again (with the same
+        `ToolContext.idempotency_key`); any other tool is not run again and the model is told that its outcome is
+        unknown. False unless the tool says otherwise (``@tool(idempotent=True)``).
+        """
         return False
 
     @abstractmethod

@@ -18,6 +18,7 @@ from ...telemetry.spans import current_tracer
 from ...types.tools import MODEL_CALL, RESTART, AgentTool, RestartInfo, ToolResult, ToolUse
 from .._result import ToolResultEvent
 from .._result_check import storable_result
+from ._recovery import recovered_result
 
 if TYPE_CHECKING:
     from ...agent.agent import Agent
@@ -201,7 +202,13 @@ async def _run_hooks_and_tool(
         return final
 
     started = time.perf_counter()
-    called, exception = await _call(selected, tool_use, invocation_state, emit)
+    recovered = None if selected is None else recovered_result(agent, selected, tool_use)
+    called: ToolResult | list[Interrupt]
+    if recovered is not None:
+        (called, unknown), exception = recovered, None
+    else:
+        called, exception = await _journaled_call(agent, selected, tool_use, invocation_state, emit)
+        unknown = False
     if isinstance(called, list):
         return called
     duration = time.perf_counter() - started
@@ -210,7 +217,9 @@ async def _run_hooks_and_tool(
             agent, selected, tool_use, invocation_state, called, exception=exception, duration=duration
         )
         await hooks.invoke_callbacks_async(after)
-        if after.retry and not agent._cancel_signal.is_set():
+        # A retry never re-runs a tool whose earlier run has an unknown outcome: that is exactly the double run
+        # the journal exists to prevent (an idempotent tool or the "rerun" policy already ran it again above).
+        if after.retry and not agent._cancel_signal.is_set() and not unknown:
             logger.info("tool_name=<%s>, tool_use_id=<%s> | a hook asked to retry the tool call", *_names(tool_use))
             return None
         called = after.result
@@ -219,6 +228,24 @@ async def _run_hooks_and_tool(
     if emit is not None:
         emit({"tool_result": final})
     return final
+
+
+async def _journaled_call(
+    agent: "Agent", selected: AgentTool | None, tool_use: ToolUse, invocation_state: dict[str, Any], emit: Emit | None
+) -> tuple[ToolResult | list[Interrupt], Exception | None]:
+    """Run the tool's body between its intent record (durable first, with a session) and its outcome record."""
+    if selected is None:
+        return await _call(selected, tool_use, invocation_state, emit)
+    journal = agent.tool_journal
+    attempt = await journal.start(tool_use)
+    try:
+        called, exception = await _call(selected, tool_use, invocation_state, emit)
+    except InterruptError:
+        journal.finish(attempt, None)  # paused on a refused answer: the body runs again once it is corrected
+        raise
+    # The journal keeps what the body returned, made storable the way `_finish` makes every result storable.
+    journal.finish(attempt, storable_result(called, tool_use["toolUseId"]) if isinstance(called, dict) else None)
+    return called, exception
 
 
 async def _call(
