@@ -255,6 +255,71 @@ def _race(args: dict[str, Any]) -> None:
     _emit(json.dumps({"outcome": "ok", "stop_reason": result.stop_reason}))
 
 
+class PausingFileSessionManager(FileSessionManager):
+    """A file session that stops after its first read of the agent's storage until a pipe is closed.
+
+    Restoring reads the agent's log once (``read_log``); earlier versions read the agent record and then the
+    messages (``read_agent``, ``list_messages``). Pausing after the first read, whichever it is, lets another
+    process complete a resume in the middle of the restore.
+    """
+
+    def __init__(self, *args: Any, barrier_fd: int, **kwargs: Any) -> None:
+        self._barrier_fd: int | None = barrier_fd
+        super().__init__(*args, **kwargs)
+
+    def _pause(self) -> None:
+        if self._barrier_fd is None:
+            return
+        fd, self._barrier_fd = self._barrier_fd, None
+        _emit("READ")
+        with os.fdopen(fd, "rb") as barrier:
+            barrier.read()  # until the parent closes the write end
+
+    def read_log(self, *args: Any, **kwargs: Any) -> Any:
+        found = super().read_log(*args, **kwargs)
+        self._pause()
+        return found
+
+    def read_agent(self, *args: Any, **kwargs: Any) -> Any:
+        found = super().read_agent(*args, **kwargs)
+        self._pause()
+        return found
+
+    def list_messages(self, *args: Any, **kwargs: Any) -> Any:
+        found = super().list_messages(*args, **kwargs)
+        self._pause()
+        return found
+
+
+def _slow_restore(args: dict[str, Any]) -> None:
+    """Restore with a pause (mid-restore, or after it), then resume the interrupt with "y"."""
+    model = ScriptedModel(resume_turns())
+    log = Path(args["log"])
+    if args["pause"] == "mid-restore":
+        manager = PausingFileSessionManager(SESSION_ID, storage_dir=args["storage_dir"], barrier_fd=args["barrier_fd"])
+    else:
+        manager = FileSessionManager(SESSION_ID, storage_dir=args["storage_dir"])
+    agent = Agent(
+        model=model,
+        tools=make_tools(log),
+        hooks=[ApprovalHook(SESSION_ID), count_tools],
+        system_prompt="You delete files older than 5 days",
+        session_manager=manager,
+        callback_handler=None,
+    )
+    if args["pause"] == "after-restore":
+        _emit("READ")
+        with os.fdopen(args["barrier_fd"], "rb") as barrier:
+            barrier.read()
+    restored = [i.id for i in agent._interrupt_state.unanswered()]
+    try:
+        result = agent([{"interruptResponse": {"interruptId": args["interrupt_id"], "response": "y"}}])
+    except SessionConflictError as exc:
+        _emit(json.dumps({"outcome": "conflict", "error": str(exc), "restored_interrupts": restored}))
+        return
+    _emit(json.dumps({"outcome": "ok", "stop_reason": result.stop_reason, "restored_interrupts": restored}))
+
+
 class SlowDisk:
     """Stands in for the ``os`` module of strandslike's log writer: a write writes at most ``chunk`` bytes (a
     short write, which POSIX allows), and pauses first when more remain, like a slow disk. A kill then often
@@ -301,6 +366,7 @@ COMMANDS = {
     "race": _race,
     "crash_run": _crash_run,
     "crash_pause": _crash_pause,
+    "slow_restore": _slow_restore,
 }
 
 
