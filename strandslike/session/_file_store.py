@@ -51,6 +51,22 @@ from .session_repository import LogClaim, LogRef, StoredLog
 
 logger = logging.getLogger(__name__)
 
+# Lock descriptors of the claims this process holds. A child forked without exec (multiprocessing's default
+# start method) inherits them, and an flock lives as long as any copy: the child closes its copies at once.
+_HELD_LOCKS: set[int] = set()
+
+
+def _close_inherited_locks() -> None:
+    for fd in list(_HELD_LOCKS):
+        try:
+            os.close(fd)  # closing (not LOCK_UN) drops the child's copy and leaves the parent's claim alone
+        except OSError:
+            pass
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_close_inherited_locks)
+
 SESSION_PREFIX = "session_"
 AGENT_PREFIX = "agent_"
 MULTI_AGENT_PREFIX = "multi_agent_"
@@ -323,6 +339,7 @@ class FileLogStore(LogSessionRepository):
                 os.close(lock_fd)
                 raise SessionConflictError(ref.session_id, ref.owner_id, _HELD) from None
             handle = _Handle(dir_fd, lock_fd, os.fstat(lock_fd).st_ino, path, _LOG_NAMES[ref.kind])
+            _HELD_LOCKS.add(lock_fd)
             self._check_version(ref, handle, version)
         except BaseException:
             if handle is not None:
@@ -574,6 +591,7 @@ def _close(handle: _Handle) -> None:
     if handle.released:
         return
     handle.released = True
+    _HELD_LOCKS.discard(handle.lock_fd)
     try:
         fcntl.flock(handle.lock_fd, fcntl.LOCK_UN)  # a forked child holding a copy of the descriptor must not keep it
     finally:
