@@ -7,13 +7,14 @@ Every tool records its runs by appending one line to a file, so runs can be coun
 
 import json
 import os
+import random
 import select
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from strandslike import Agent, tool
+from strandslike import Agent, ToolContext, tool
 from strandslike.hooks import AfterToolCallEvent, BeforeToolCallEvent, HookProvider, HookRegistry
 from strandslike.models import ScriptedModel, text, tool_call, turn
 from strandslike.models.scripted import ScriptedTurn
@@ -202,12 +203,14 @@ def pause_script(notes: int, paths: list[str]) -> list[ScriptedTurn]:
     return turns
 
 
-def run_long(agent: Agent, prompts: int, tools_per_prompt: int) -> None:
-    """Play the crash test's conversation on ``agent``."""
-    for prompt in long_prompts(prompts, tools_per_prompt):
+def run_long(agent: Agent, prompts: int, tools_per_prompt: int, progress: Any = None) -> None:
+    """Play the crash test's conversation on ``agent``; call ``progress(n)`` after prompt ``n``."""
+    for number, prompt in enumerate(long_prompts(prompts, tools_per_prompt)):
         result = agent(prompt)
         if result.stop_reason != "end_turn":
             raise RuntimeError(f"unexpected stop reason {result.stop_reason}")
+        if progress is not None:
+            progress(number)
 
 
 # -- child process commands ---------------------------------------------------------------------------------
@@ -347,17 +350,154 @@ def _crash_run(args: dict[str, Any]) -> None:
     script = long_script(prompts, tools_per_prompt, args.get("answer_size", 0))
     agent, _ = build_agent(args["storage_dir"], script, args["log"])
     _emit("START")
-    run_long(agent, prompts, tools_per_prompt)
+    run_long(agent, prompts, tools_per_prompt, lambda number: _emit(f"P {number}"))
     _emit("DONE")
 
 
 def _crash_pause(args: dict[str, Any]) -> None:
     agent, _ = build_agent(args["storage_dir"], pause_script(args["notes"], args["paths"]), args["log"])
+    agent.add_hook(lambda event: _emit("T"), AfterToolCallEvent)  # progress: one line per tool call
     _emit("START")
     result = agent(PAUSE_PROMPT)
     interrupts = [{"id": i.id, "name": i.name, "reason": i.reason} for i in result.interrupts]
     _emit("PAUSED " + json.dumps({"stop_reason": result.stop_reason, "interrupts": interrupts}))
     time.sleep(60)  # the parent kills this process as soon as it reads PAUSED
+
+
+# -- approved tools -----------------------------------------------------------------------------------------
+
+
+def approval_agent(
+    storage_dir: str | Path,
+    session_id: str,
+    turns: list[ScriptedTurn],
+    log: str | Path,
+    *,
+    idempotent: bool = False,
+    hang: bool = False,
+    seed: int = 0,
+) -> tuple[Agent, ScriptedModel]:
+    """An agent whose approved tool records each run (session, tool-use id, idempotency key) before it works.
+
+    The work is a sleep of a few milliseconds (different per tool use, from ``seed``), so a kill often lands
+    inside the tool after its effect; ``hang`` prints ``IN TOOL <key>`` and sleeps until killed instead.
+    """
+
+    @tool(context=True, idempotent=idempotent)
+    def delete_files(paths: list[str], tool_context: ToolContext) -> bool:
+        """Delete files.
+
+        Args:
+            paths: The files to delete.
+        """
+        tool_use_id = tool_context.tool_use["toolUseId"]
+        run = {"session": session_id, "id": tool_use_id, "key": tool_context.idempotency_key, "pid": os.getpid()}
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(run) + "\n")
+        if hang:
+            _emit(f"IN TOOL {tool_context.idempotency_key}")
+            time.sleep(60)
+        time.sleep(random.Random(f"{seed}:{session_id}:{tool_use_id}").uniform(0.005, 0.03))
+        return True
+
+    model = ScriptedModel(turns)
+    agent = Agent(
+        model=model,
+        tools=[delete_files],
+        hooks=[ApprovalHook(SESSION_ID), count_tools],
+        session_manager=FileSessionManager(session_id=session_id, storage_dir=storage_dir),
+        callback_handler=None,
+    )
+    return agent, model
+
+
+def approval_session(number: int) -> str:
+    """The id of the ``number``-th session of the approvals crash scenario."""
+    return f"approval-{number}"
+
+
+def approval_call(number: int) -> ScriptedTurn:
+    """The model's call of the approved tool in session ``number``."""
+    return tool_call("delete_files", tool_use_id=f"delete_{number}", paths=[f"old/{number}.txt"])
+
+
+def _approvals_run(args: dict[str, Any]) -> None:
+    """Server-style requests for many sessions: a prompt that stops on the approval, then the approving resume."""
+    storage, log, seed = args["storage_dir"], args["log"], args["seed"]
+    _emit("START")
+    for number in range(args["sessions"]):
+        session_id = approval_session(number)
+        _emit(f"S {number} start")
+        agent, _ = approval_agent(storage, session_id, [approval_call(number)], log, seed=seed)
+        paused = agent("Clean up")
+        agent.session_manager.close()
+        _emit(f"S {number} paused {paused.interrupts[0].id}")
+        agent, _ = approval_agent(storage, session_id, [text("Deleted.")], log, seed=seed)
+        answer = [{"interruptResponse": {"interruptId": paused.interrupts[0].id, "response": "y"}}]
+        if agent(answer).stop_reason != "end_turn":
+            raise RuntimeError("the resume did not finish")
+        agent.session_manager.close()
+        _emit(f"S {number} done")
+    _emit("DONE")
+
+
+def _approval_resume(args: dict[str, Any]) -> None:
+    """Resume session ``approval-0`` with "y"; the approved tool prints IN TOOL and hangs (the parent kills us)."""
+    agent, _ = approval_agent(
+        args["storage_dir"],
+        approval_session(0),
+        [text("Deleted.")],
+        args["log"],
+        idempotent=args["idempotent"],
+        hang=args["hang"],
+    )
+    result = agent([{"interruptResponse": {"interruptId": args["interrupt_id"], "response": "y"}}])
+    last_results = [b["toolResult"] for b in agent.messages[-2]["content"] if "toolResult" in b]
+    _emit(
+        json.dumps(
+            {
+                "stop_reason": result.stop_reason,
+                "tool_results": last_results,
+                "audit": agent.interrupt_audit,
+                "requests": [request.messages for request in agent.model.requests],  # type: ignore[attr-defined]
+            }
+        )
+    )
+
+
+def _resume_worker(args: dict[str, Any]) -> None:
+    """Take resumes from the parent (one JSON line each on stdin) until STOP; report each outcome on stdout.
+
+    Outcomes: ``ok`` (the run finished, or the resume repeats one that already finished), ``conflict`` (another
+    worker holds or changed the session: the parent delivers the message again later), ``typed`` (a strandslike
+    error), ``untyped`` (anything else: a bug).
+    """
+    from strandslike.types.exceptions import StrandslikeError
+
+    _emit("READY")
+    for line in sys.stdin:
+        if line.strip() == "STOP":
+            return
+        message = json.loads(line)
+        session_id = message["session"]
+        report: dict[str, Any] = {"message": message["id"], "session": session_id, "pid": os.getpid()}
+        try:
+            agent, _ = approval_agent(
+                args["storage_dir"], session_id, [text("Deleted.")], args["log"], seed=args["seed"]
+            )
+            try:
+                answer = [{"interruptResponse": {"interruptId": message["interrupt_id"], "response": "y"}}]
+                result = agent(answer)
+                report.update(outcome="ok", stop_reason=result.stop_reason)
+            finally:
+                agent.session_manager.close()
+        except SessionConflictError:
+            report.update(outcome="conflict")
+        except StrandslikeError as exc:
+            report.update(outcome="typed", error=f"{type(exc).__name__}: {exc}")
+        except Exception as exc:
+            report.update(outcome="untyped", error=f"{type(exc).__name__}: {exc}")
+        _emit(json.dumps(report))
 
 
 COMMANDS = {
@@ -367,6 +507,9 @@ COMMANDS = {
     "crash_run": _crash_run,
     "crash_pause": _crash_pause,
     "slow_restore": _slow_restore,
+    "approvals_run": _approvals_run,
+    "approval_resume": _approval_resume,
+    "resume_worker": _resume_worker,
 }
 
 

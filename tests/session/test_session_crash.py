@@ -4,7 +4,13 @@ After each kill a fresh agent restores the session: the stored history must be a
 (computed by running the same script once, uninterrupted, in this process), no record may be half-read, the
 agent state must match the history, and the restored agent must accept a new invocation, after which the log
 is clean again. A second family of trials stops on an interrupt: once the child printed ``PAUSED`` (after
-``invoke`` returned), the interrupt must survive the kill.
+``invoke`` returned), the interrupt must survive the kill. Approved tools killed mid-run are in
+`test_session_crash_approvals.py`.
+
+Kills are placed by the child's progress, not by the clock alone: the child prints a line after each prompt (or
+tool call), and a trial kills it a random fraction of one step after a randomly chosen line. Timing the kill
+from a reference run measured earlier made the trials depend on the machine's load at two different moments
+(under load the reference ran slow, the children fast, and most kills came after the end).
 
 ``STRANDSLIKE_CRASH_TRIALS`` (default 50) sets the number of random kills; ``STRANDSLIKE_CRASH_SEED`` replays a
 failing run (the seed is printed, and named in every failure).
@@ -17,7 +23,6 @@ import random
 import signal
 import subprocess
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,7 +105,8 @@ def big_reference(tmp_path_factory: pytest.TempPathFactory) -> Reference:
         assert child.stdout is not None
         assert read_line(child.stdout, timeout=30) == "START"
         started = time.perf_counter()
-        assert read_line(child.stdout, timeout=60) == "DONE"
+        progress = [read_line(child.stdout, timeout=60) for _ in range(BIG_PROMPTS + 1)]
+        assert progress == [*(f"P {n}" for n in range(BIG_PROMPTS)), "DONE"]
         reference.seconds = time.perf_counter() - started
         child.communicate(timeout=30)
     assert stored_messages(storage) == reference.messages
@@ -119,33 +125,51 @@ def pause_reference(tmp_path_factory: pytest.TempPathFactory) -> Reference:
 
 
 @dataclass
+class KillPlan:
+    """When to kill a child: ``wait`` seconds after it prints the ``after``-th progress line (0: right after START).
+
+    A child that prints a line starting with one of ``stops`` before that is killed at once.
+    """
+
+    after: int
+    wait: float
+    progress: str = "P"
+    stops: tuple[str, ...] = ("DONE", "PAUSED ")
+
+    def __str__(self) -> str:
+        return f"{self.wait:.4f}s after progress line {self.after}"
+
+
+@dataclass
 class Kill:
     """What one trial's child printed and where the kill landed."""
 
     lines: list[str]
-    delay: float | None
+    delay: KillPlan
     torn: bool
     size: int
 
 
-def run_and_kill(argv: list[str], storage: Path, delay: Callable[[], float | None]) -> Kill:
-    """Start a child, wait for START, kill it after ``delay()`` seconds (None: right after it prints PAUSED)."""
+def run_and_kill(argv: list[str], storage: Path, plan: KillPlan) -> Kill:
+    """Start a child, wait for START, then kill it as ``plan`` says."""
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0) as child:
         assert child.stdout is not None
         assert child.stderr is not None
         try:
             first = read_line(child.stdout, timeout=30)
             assert first == "START", first + child.stderr.read().decode()
-            wait = delay()
-            if wait is None:
+            lines: list[str] = []
+            seen = 0
+            while seen < plan.after:
                 line = read_line(child.stdout, timeout=30)
-                assert line.startswith("PAUSED "), line
-                child.send_signal(signal.SIGKILL)
-                lines = [line]
-            else:
-                time.sleep(wait)
-                child.send_signal(signal.SIGKILL)
-                lines = []
+                lines.append(line)
+                if line.startswith(plan.stops):
+                    break
+                if line.startswith(plan.progress):
+                    seen += 1
+            if not lines or not lines[-1].startswith(plan.stops):
+                time.sleep(plan.wait)
+            child.send_signal(signal.SIGKILL)
             child.wait(timeout=30)
             lines += child.stdout.read().decode().splitlines()
             errors = child.stderr.read().decode()
@@ -156,7 +180,7 @@ def run_and_kill(argv: list[str], storage: Path, delay: Callable[[], float | Non
                 child.kill()
                 child.wait()
     raw = log_file(storage).read_bytes()
-    return Kill(lines, wait, bool(raw) and not raw.endswith(b"\n"), len(raw))
+    return Kill(lines, plan, bool(raw) and not raw.endswith(b"\n"), len(raw))
 
 
 def check_log_is_clean(storage: Path) -> list[dict[str, Any]]:
@@ -223,7 +247,7 @@ def verify_long(storage: Path, reference: Reference) -> str:
 
 
 def trial_failure(kind: str, number: int, kill: Kill | None, exc: BaseException) -> AssertionError:
-    where = "" if kill is None else f", killed after {kill.delay}s, torn tail {kill.torn}, output {kill.lines}"
+    where = "" if kill is None else f", killed {kill.delay}, torn tail {kill.torn}, output {kill.lines}"
     return AssertionError(
         f"{kind} crash trial {number} failed (STRANDSLIKE_CRASH_SEED={SEED}{where}): {type(exc).__name__}: {exc}"
     )
@@ -247,8 +271,10 @@ def long_trial(root: Path, number: int, reference: Reference) -> tuple[str, bool
     argv = long_child_argv(storage, reference)
     kill = None
     try:
-        late = 1.0 if reference.extra.get("slow_disk") else 1.3  # measured on a child already, not in-process
-        kill = run_and_kill(argv, storage, lambda: rng.uniform(0, reference.seconds * late))
+        prompts = reference.extra["prompts"]
+        # Kill during a random prompt: a random fraction of one prompt's time after the previous one ended.
+        plan = KillPlan(rng.randrange(prompts), rng.uniform(0, 1.2 * reference.seconds / prompts))
+        kill = run_and_kill(argv, storage, plan)
         return verify_long(storage, reference), kill.torn
     except Exception as exc:
         raise trial_failure("long", number, kill, exc) from exc
@@ -315,15 +341,16 @@ def pause_trial(root: Path, number: int, reference: Reference) -> str:
     rng = random.Random(SEED * 10_009 + number)
     argv = child_argv("crash_pause", storage_dir=str(storage), log=str(storage / "tools.log"), notes=NOTES, paths=PATHS)
     immediate = number % 2 == 0  # even trials: kill the moment PAUSED is read; odd ones: at a random moment
-
-    def delay() -> float | None:
-        return None if immediate else rng.uniform(0, reference.seconds * 1.5)
-
+    steps = NOTES + 1  # a progress line per tool call, then PAUSED
+    if immediate:
+        plan = KillPlan(steps + 1, 0.0, progress="T")
+    else:
+        plan = KillPlan(rng.randrange(steps + 1), rng.uniform(0, 1.2 * reference.seconds / steps), progress="T")
     kill = None
     try:
-        kill = run_and_kill(argv, storage, delay)
+        kill = run_and_kill(argv, storage, plan)
         if immediate:
-            assert kill.lines[0].startswith("PAUSED "), kill.lines
+            assert kill.lines[-1].startswith("PAUSED "), kill.lines
         return verify_pause(storage, reference, kill)
     except Exception as exc:
         raise trial_failure("pause", number, kill, exc) from exc
