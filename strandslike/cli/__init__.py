@@ -15,7 +15,7 @@ import sys
 from .._version import __version__
 from ..session.file_session_manager import default_storage_dir
 from ..types.exceptions import InvalidIdError, SessionCorruptError, StrandslikeError
-from . import demo, import_strands, resume, serve, sessions, trust
+from . import check, demo, import_strands, resume, serve, sessions, trust
 from ._common import EXIT_FAILURE, EXIT_USAGE, CliError, err
 
 DEFAULT_PROGRAM = "python -m strandslike"
@@ -70,6 +70,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     session_commands = sessions.add_parser(commands, storage)
     import_strands.add_parser(session_commands, storage)
     trust.add_parser(session_commands, storage)
+    check.add_parser(session_commands, storage)
+from . import check, demo, import_strands, resume, serve, sessions, trust
     return parser
 
 

@@ -254,21 +254,29 @@ class FileLogStore(LogSessionRepository):
     def read_log(self, ref: LogRef, **kwargs: Any) -> StoredLog | None:
         """Read a log in one pass: its committed records and the version of exactly those.
 
+        While another process holds the log's claim, what follows its last committed record may be an append in
+        progress, so it is dropped without being reported as a repair.
+
         Raises:
             SessionCorruptError: A line is damaged or not a record, a file is not a regular file, or a symlink was
                 planted inside the storage directory.
         """
+        stored, _ = self._read_log(ref)
+        return stored
+
+    def _read_log(self, ref: LogRef) -> tuple[StoredLog | None, bool]:
+        """Return the log and whether its claim was held while the tail needed a repair (then not reported)."""
         parts = self._log_parts(ref)
         path = self.log_path(ref)
         with self._storage.directory(parts) as dir_fd:
             if dir_fd is None:
-                return self._read_legacy_multi_agent(ref)
+                return self._read_legacy_multi_agent(ref), False
             fd = open_file(dir_fd, _LOG_NAMES[ref.kind], path, os.O_RDONLY)
             if fd is None:
                 if ref.kind == "agent":
                     self._refuse_strands_agent(dir_fd, path.parent)
-                    return None
-                return self._read_legacy_multi_agent(ref)
+                    return None, False
+                return self._read_legacy_multi_agent(ref), False
             try:
                 data = read_all(fd)
                 ino = os.fstat(fd).st_ino
@@ -276,10 +284,11 @@ class FileLogStore(LogSessionRepository):
                 os.close(fd)
             decoded = decode(data, str(path), _LABELS[ref.kind], allow_legacy=ref.kind == "agent")
             repairs = decoded.repairs
-            if repairs and _claimed_now(dir_fd):
+            held = bool(repairs) and _claimed_now(dir_fd)
+            if held:
                 repairs = []  # a claim holder may be appending right now: what follows the last commit is in flight
         version = _version(decoded.legacy, ino, decoded.record_end, decoded.window_crc)
-        return StoredLog(decoded.records, version, repairs, location=str(path), unit="line")
+        return StoredLog(decoded.records, version, repairs, location=str(path), unit="line"), held
 
     @staticmethod
     def _refuse_strands_agent(dir_fd: int, directory: Path) -> None:
@@ -505,7 +514,9 @@ class FileLogStore(LogSessionRepository):
             SessionCorruptError: The log is damaged at rest (never repaired automatically).
             SessionConflictError: ``repair`` and the log is claimed by a running process.
         """
-        stored = self.read_log(ref)
+        stored, held = self._read_log(ref)
+        if held:
+            raise SessionConflictError(ref.session_id, ref.owner_id, _HELD)
         if stored is None:
             return []
         findings = list(stored.repairs)
