@@ -41,6 +41,9 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 TURNS = 500
+TOOL_CALLS = 200
+# Scenario 5's variants per framework: without a session, with one, and (strandslike only) with fsync=False.
+TOOL_MODES = {"strandslike": ("none", "session", "nofsync"), "strands": ("none", "session")}
 RESTORE_MESSAGES = 2000
 RESUME_MESSAGES = 1000
 
@@ -81,6 +84,8 @@ def run_framework(root: str, params: dict[str, Any], round_index: int) -> dict[s
         worker.turns(20, False)
         worker.restore(100)
         worker.interrupt_resume(100)
+        for mode in TOOL_MODES[root]:
+            worker.tool_calls(10, mode)
         # Prepare the sessions of scenarios 2 and 3 before anything is timed.
         worker.template(RESTORE_MESSAGES)
         worker.template(RESUME_MESSAGES)
@@ -109,6 +114,11 @@ def run_framework(root: str, params: dict[str, Any], round_index: int) -> dict[s
             add("resume", out["seconds"] * 1000)
             add("resume_1", out["request_1"] * 1000)
             add("resume_2", out["request_2"] * 1000)
+        _progress(f"  {root}: {TOOL_CALLS} tool calls with and without a session")
+        for index in range(params["samples"]):
+            modes = TOOL_MODES[root] if (index + round_index) % 2 == 0 else TOOL_MODES[root][::-1]
+            for mode in modes:
+                add(f"tools_{mode}", worker.tool_calls(TOOL_CALLS, mode)["seconds"] * 1000 / TOOL_CALLS)
         from sess_scenarios import disk_usage
 
         disk = {
@@ -218,6 +228,12 @@ def collect(params: dict[str, Any], quick: bool) -> dict[str, Any]:
         # differences of the paired runs (one with, one without a session, back to back in the same process).
         cost = figures["turn_session"]["median"] - figures["turn_plain"]["median"]
         figures["turn_cost"] = {"median": cost}
+        figures["tools_cost"] = {"median": figures["tools_session"]["median"] - figures["tools_none"]["median"]}
+        if "tools_nofsync" in figures:
+            figures["tools_fsync"] = {"median": figures["tools_session"]["median"] - figures["tools_nofsync"]["median"]}
+            figures["tools_cost_nofsync"] = {
+                "median": figures["tools_nofsync"]["median"] - figures["tools_none"]["median"]
+            }
         results[root] = {"figures": figures, "disk": disk[root]}
     return results
 
@@ -281,6 +297,25 @@ def report(results: dict[str, Any]) -> str:
             f"{label:{width}}  {ours['median']:11.4f}  {base['median']:10.3f}  "
             f"{_ratio(base['median'], ours['median']):11.1f}x  {best}"
         )
+    lines.append("")
+    lines.append(f"5. {TOOL_CALLS} tool calls in one invocation (one per model turn), ms per tool call:")
+    tool_rows = [
+        ("   without a session manager", "tools_none"),
+        ("   with FileSessionManager", "tools_session"),
+        ("   session cost per tool call (with - without)", "tools_cost"),
+    ]
+    for label, key in tool_rows:
+        lines.append(
+            f"{label:{width}}  {mine[key]['median']:11.4f}  {theirs[key]['median']:10.3f}  "
+            f"{_ratio(theirs[key]['median'], mine[key]['median']):11.1f}x"
+        )
+    lines.append(f"{'   strandslike with fsync=False':{width}}  {mine['tools_nofsync']['median']:11.4f}")
+    lines.append(
+        f"{'   session cost per tool call, fsync=False':{width}}  {mine['tools_cost_nofsync']['median']:11.4f}"
+    )
+    lines.append(
+        f"{'   of which the intent fdatasync (fsync=True - False)':{width}}  {mine['tools_fsync']['median']:11.4f}"
+    )
     lines.append("")
     lines.append("4. on disk (regular files; bytes = file sizes, allocated = st_blocks):")
     for label, key in ((f"{TURNS}-turn session", "turns"), (f"{RESTORE_MESSAGES}-message session", "restore")):

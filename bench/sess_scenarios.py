@@ -159,16 +159,20 @@ class Framework:
         messages: list[dict[str, Any]] | None = None,
         approval: bool = False,
         clock: HookClock | None = None,
+        tools: bool = False,
+        fsync: bool = True,
     ) -> Any:
         kwargs: dict[str, Any] = {}
         if storage_dir is not None:
-            kwargs["session_manager"] = self.FileSessionManager(SESSION_ID, storage_dir=storage_dir)
+            options = {} if fsync else {"fsync": False}  # strandslike only: durable writes without fdatasync
+            kwargs["session_manager"] = self.FileSessionManager(SESSION_ID, storage_dir=storage_dir, **options)
             if clock is not None:
                 clock.attach(kwargs["session_manager"], self.root)
         if messages is not None:
             kwargs["messages"] = messages
-        if approval:
+        if approval or tools:
             kwargs["tools"] = [self.archive]
+        if approval:
             kwargs["hooks"] = [Approval(self.BeforeToolCallEvent)]
         return self.Agent(
             model=model,
@@ -300,6 +304,40 @@ class Worker:
                 close(reloaded)
                 out["disk"] = disk_usage(directory)
             return out
+        finally:
+            if directory is not None:
+                shutil.rmtree(directory, ignore_errors=True)
+
+    # -- 5. tool calls: the intent record ------------------------------------------------------------------
+
+    def tool_calls(self, count: int, mode: str) -> dict[str, Any]:
+        """One invocation in which the model calls the `archive` tool ``count`` times, one call per turn, then
+        answers; the clock covers the invocation. ``mode``: ``"none"`` (no session manager), ``"session"`` (a
+        FileSessionManager on a new session) or ``"nofsync"`` (strandslike's FileSessionManager with
+        ``fsync=False``). With a strandslike session, every call's intent record is appended (and, by default,
+        ``fdatasync``'ed) before the tool body runs."""
+        fw = self.fw
+        directory = mkdtemp(f"{fw.root}-tools") if mode != "none" else None
+        try:
+            model = fw.model([("tool", ("archive", {"item": i})) for i in range(count)] + [("text", "archived")])
+            agent = fw.agent(model, directory, tools=True, fsync=mode != "nofsync")
+            RAN.clear()
+
+            async def timed() -> tuple[float, Any]:
+                start = time.perf_counter()
+                result = await agent.invoke_async("archive everything")
+                return time.perf_counter() - start, result
+
+            gc.collect()
+            elapsed, result = self.run(timed())
+            check(result.stop_reason == "end_turn" and played(model), fw, f"tool calls {result.stop_reason}")
+            check(RAN == list(range(count)), fw, f"the tool ran {len(RAN)} times")
+            if directory is not None:
+                close(agent)
+                reloaded = fw.agent(fw.model([]), directory, tools=True)
+                check(len(reloaded.messages) == 2 * count + 2, fw, f"{len(reloaded.messages)} messages restored")
+                close(reloaded)
+            return {"seconds": elapsed}
         finally:
             if directory is not None:
                 shutil.rmtree(directory, ignore_errors=True)
