@@ -23,6 +23,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._json import MAX_DEPTH, json_problem
 from ..types.exceptions import NotJSONSerializableError, SessionCorruptError
 
 LEGACY_HEADER_FORMAT = "strandslike-agent-log/1"
@@ -259,6 +260,7 @@ def _parse(bodies: list[bytes], where: str, first_number: int) -> list[dict[str,
     try:  # one C-level parse of every record: the fast path
         parsed = json.loads(b"[" + b",".join(bodies) + b"]")
         if isinstance(parsed, list) and len(parsed) == len(bodies) and all(type(r) is dict for r in parsed):
+            _check_storable(bodies, parsed, where, first_number)
             return parsed
     except (UnicodeDecodeError, ValueError, RecursionError):
         pass
@@ -273,7 +275,20 @@ def _parse(bodies: list[bytes], where: str, first_number: int) -> list[dict[str,
         if type(record) is not dict:
             raise SessionCorruptError(where, f"line {number} is not a valid record (not a JSON object)")
         records.append(record)
+    _check_storable(bodies, records, where, first_number)
     return records
+
+
+def _check_storable(bodies: list[bytes], records: list[dict[str, Any]], where: str, first_number: int) -> None:
+    """Refuse a record strandslike could never have written (nested past `MAX_DEPTH`: planted, not damaged).
+
+    Counting brackets is a cheap bound on the nesting; only records that may be too deep are walked.
+    """
+    for number, (body, record) in enumerate(zip(bodies, records, strict=True), start=first_number):
+        if body.count(b"{") + body.count(b"[") > MAX_DEPTH:
+            problem = json_problem(record)
+            if problem is not None:
+                raise SessionCorruptError(where, f"line {number} is not a valid record ({problem})")
 
 
 def tail_has_commits(rest: bytes, *, after_record: bool, legacy: bool) -> bool:

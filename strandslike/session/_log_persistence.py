@@ -27,7 +27,7 @@ import anyio
 import anyio.lowlevel
 
 from ..tools.journal import ToolAttempt
-from ..types.exceptions import SessionException
+from ..types.exceptions import SessionConflictError, SessionException
 from ..types.session import SessionAgent, SessionMessage
 from ._ids import validate_id
 from ._records import (
@@ -351,6 +351,12 @@ class LogPersistence:
 
 
 def _failed(log: _AgentLog) -> SessionException:
+    if isinstance(log.failed, SessionConflictError):
+        return SessionConflictError(
+            log.ref.session_id,
+            log.ref.owner_id,
+            f"an earlier write of this {log.ref.kind.replace('_', '-')} was refused ({log.failed.detail})",
+        )
     return SessionException(
         f"session_id=<{log.ref.session_id}>, {log.ref.kind}_id=<{log.ref.owner_id}> | an earlier write of this "
         f"{log.ref.kind.replace('_', '-')} failed ({type(log.failed).__name__}: {log.failed}), so the live object is "

@@ -214,7 +214,10 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
             stored.location or where,
             f"is not a strandslike agent log (its first {stored.unit} is not a {AGENT_LOG_FORMAT} header)",
         )
-    decode = _BYTES_MARK in _PROBE.encode([r.get("m") for r in records if r.get("k") in ("m", "r")])
+    try:
+        decode = _BYTES_MARK in _PROBE.encode([r.get("m") for r in records if r.get("k") in ("m", "r")])
+    except (RecursionError, ValueError):
+        decode = True  # a planted record nested too deep: decoding it below names its line
     by_index: dict[int, SessionMessage] = {}
     attempts: dict[str, ToolAttempt] = {}
     messages_since_snapshot = 0

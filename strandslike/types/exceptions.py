@@ -153,6 +153,7 @@ class SessionConflictError(StrandslikeError, SessionException):
     def __init__(self, session_id: str, agent_id: str, detail: str) -> None:
         self.session_id = session_id
         self.agent_id = agent_id
+        self.detail = detail
         super().__init__(
             f"session_id=<{session_id}>, agent_id=<{agent_id}> | {detail}. Nothing was written and no tool ran; "
             "build a fresh Agent for this session (it reloads the latest state) and retry."

@@ -16,12 +16,7 @@ from strandslike.session import (
     RepositorySessionManager,
     SessionRepository,
 )
-from strandslike.types.exceptions import (
-    SessionConflictError,
-    SessionException,
-    StrandslikeError,
-    UnclaimedSessionWarning,
-)
+from strandslike.types.exceptions import SessionConflictError, StrandslikeError, UnclaimedSessionWarning
 from strandslike.types.session import Session, SessionAgent, SessionMessage
 
 SESSION = "s1"
@@ -118,7 +113,7 @@ def test_a_lost_claim_stops_the_tool_and_every_later_write_of_that_agent(tmp_pat
     with pytest.raises(SessionConflictError, match="claim was lost"):
         agent("pay 1")
     assert ran == []  # the intent could not be recorded, so the body never started
-    with pytest.raises(SessionException, match="an earlier write of this agent failed"):
+    with pytest.raises(SessionConflictError, match=r"an earlier write of this agent was refused \(the claim was lost"):
         agent("again")
     fresh = agent_on(tmp_path, [text("fine")])
     assert fresh.tool_journal.unfinished() == []
@@ -196,3 +191,23 @@ def test_stores_that_claim_do_not_warn(tmp_path: Path) -> None:
         warnings.simplefilter("error")
         RepositorySessionManager(SESSION, InMemorySessionRepository())
         FileSessionManager(SESSION, storage_dir=tmp_path)
+
+
+def test_a_stale_orchestrator_cannot_overwrite_a_newer_state(tmp_path: Path) -> None:
+    from strandslike.multiagent import GraphBuilder
+
+    def graph(answer: str) -> Any:
+        builder = GraphBuilder()
+        builder.add_node(Agent(model=ScriptedModel([text(answer)]), name="only"), "only")
+        builder.set_entry_point("only")
+        builder.set_session_manager(FileSessionManager(SESSION, storage_dir=tmp_path))
+        builder.set_graph_id("pipeline")
+        return builder.build()
+
+    graph("first")("run")
+    stale, current = graph("stale"), graph("current")  # both restored from the same state
+    assert current("run again").status.value == "completed"
+    saved = FileSessionManager(SESSION, storage_dir=tmp_path).read_multi_agent(SESSION, "pipeline")
+    with pytest.raises(SessionConflictError):
+        stale("run from the stale copy")
+    assert FileSessionManager(SESSION, storage_dir=tmp_path).read_multi_agent(SESSION, "pipeline") == saved

@@ -440,3 +440,17 @@ def test_an_interrupt_returned_to_the_caller_is_durable_even_if_the_newline_is_l
     assert restored([{"interruptResponse": {"interruptId": result.interrupts[0].id, "response": "y"}}]).stop_reason == (
         "end_turn"
     )
+
+
+def test_a_planted_message_nested_deep_but_parseable_is_corrupt_not_a_recursion_error(tmp_path: Path) -> None:
+    records = conversation(tmp_path, turns=1)
+    path = log_path(tmp_path)
+    deep: Any = {"text": "x"}
+    for _ in range(900):  # json parses it; walking it in Python would exhaust the stack
+        deep = {"n": deep}
+    message = {"role": "user", "content": [deep]}
+    line = checksummed({"k": "m", "i": 2, "t": "x", "m": message})
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+    with pytest.raises(SessionCorruptError, match=f"line {len(records) + 1} is not a valid record"):
+        agent(tmp_path)
