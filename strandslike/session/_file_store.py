@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import stat
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,21 +52,25 @@ from .session_repository import LogClaim, LogRef, StoredLog
 
 logger = logging.getLogger(__name__)
 
-# Lock descriptors of the claims this process holds. A child forked without exec (multiprocessing's default
-# start method) inherits them, and an flock lives as long as any copy: the child closes its copies at once.
-_HELD_LOCKS: set[int] = set()
+# The claims this process holds. A child forked without exec (multiprocessing's default start method) inherits
+# their descriptors, and an flock lives as long as any copy: the child closes its copies at once and marks the
+# claims released, so that nothing in the child (release_log, garbage collection) can unlock the parent's claim.
+_CLAIMS_HELD: "weakref.WeakSet[_Handle]" = weakref.WeakSet()
 
 
-def _close_inherited_locks() -> None:
-    for fd in list(_HELD_LOCKS):
-        try:
-            os.close(fd)  # closing (not LOCK_UN) drops the child's copy and leaves the parent's claim alone
-        except OSError:
-            pass
-    _HELD_LOCKS.clear()
+def _drop_inherited_claims() -> None:
+    for handle in list(_CLAIMS_HELD):
+        handle.released = True
+        for fd in (handle.lock_fd, handle.log_fd, handle.dir_fd):
+            if fd is not None:
+                try:
+                    os.close(fd)  # closing (never LOCK_UN) drops the child's copy and leaves the parent's claim
+                except OSError:
+                    pass
+    _CLAIMS_HELD.clear()
 
 
-os.register_at_fork(after_in_child=_close_inherited_locks)
+os.register_at_fork(after_in_child=_drop_inherited_claims)
 
 SESSION_PREFIX = "session_"
 AGENT_PREFIX = "agent_"
@@ -77,7 +82,7 @@ _HELD = "another process is running this agent"
 _STALE = "the session was changed by another process since this agent loaded it"
 
 
-@dataclass
+@dataclass(eq=False)
 class _Handle:
     """What a claim holds: the log's directory, the flock'ed lock file, and where the log ends."""
 
@@ -95,6 +100,14 @@ class _Handle:
     carried: list[dict[str, Any]] | None = None  # records of an older format, rewritten by the next append
     legacy_file: tuple[list[str], str] | None = None  # an earlier version's state file, removed once carried over
     released: bool = False
+
+    def __del__(self) -> None:
+        # A claim dropped without release_log (its holder's code failed) must not lock the log for the life of a
+        # long-running process.
+        try:
+            _close(self)
+        except Exception:  # at interpreter exit os may be gone; the process is ending anyway
+            pass
 
 
 class FileLogStore(LogSessionRepository):
@@ -348,7 +361,7 @@ class FileLogStore(LogSessionRepository):
                 os.close(lock_fd)
                 raise SessionConflictError(ref.session_id, ref.owner_id, _HELD) from None
             handle = _Handle(dir_fd, lock_fd, os.fstat(lock_fd).st_ino, path, _LOG_NAMES[ref.kind])
-            _HELD_LOCKS.add(lock_fd)
+            _CLAIMS_HELD.add(handle)
             self._check_version(ref, handle, version)
         except BaseException:
             if handle is not None:
@@ -602,7 +615,7 @@ def _close(handle: _Handle) -> None:
     if handle.released:
         return
     handle.released = True
-    _HELD_LOCKS.discard(handle.lock_fd)
+    _CLAIMS_HELD.discard(handle)
     try:
         fcntl.flock(handle.lock_fd, fcntl.LOCK_UN)  # a forked child holding a copy of the descriptor must not keep it
     finally:

@@ -275,6 +275,7 @@ def race_trial(storage: Path, trial: int) -> dict[str, Any]:
     return {"outcomes": outcomes, "runs": tool_runs(log), "interrupt_id": interrupt_id}
 
 
+@pytest.mark.timeout(600)
 def test_two_processes_resuming_one_interrupt_at_once_exactly_one_proceeds(tmp_path: Path) -> None:
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=2) as pool:

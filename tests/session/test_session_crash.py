@@ -280,6 +280,7 @@ def long_trial(root: Path, number: int, reference: Reference) -> tuple[str, bool
         raise trial_failure("long", number, kill, exc) from exc
 
 
+@pytest.mark.timeout(600)  # dozens of child processes; a loaded machine may need minutes
 def test_sigkill_at_random_moments_leaves_a_restorable_prefix(tmp_path: Path, long_reference: Reference) -> None:
     print(f"STRANDSLIKE_CRASH_SEED={SEED}: {CRASH_TRIALS} kills in a {long_reference.seconds:.2f}s run")
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
@@ -291,6 +292,7 @@ def test_sigkill_at_random_moments_leaves_a_restorable_prefix(tmp_path: Path, lo
     assert kinds.count("finished") <= CRASH_TRIALS // 2, f"most kills came too late to test anything: {summary}"
 
 
+@pytest.mark.timeout(600)  # dozens of child processes; a loaded machine may need minutes
 def test_sigkill_during_large_writes_tears_records_that_restore_ignores(
     tmp_path: Path, big_reference: Reference
 ) -> None:
@@ -356,6 +358,7 @@ def pause_trial(root: Path, number: int, reference: Reference) -> str:
         raise trial_failure("pause", number, kill, exc) from exc
 
 
+@pytest.mark.timeout(600)  # dozens of child processes; a loaded machine may need minutes
 def test_an_interrupt_returned_to_the_caller_survives_sigkill(tmp_path: Path, pause_reference: Reference) -> None:
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         outcomes = list(pool.map(lambda n: pause_trial(tmp_path, n, pause_reference), range(PAUSE_TRIALS)))

@@ -4,6 +4,7 @@ The file is damaged here the way crashes and bad disks damage files: flipped bit
 damaged final newlines. A damaged record must never come back as different content.
 """
 
+import gc
 import json
 import logging
 import os
@@ -395,24 +396,33 @@ def test_a_released_claim_is_not_kept_alive_by_a_copy_of_its_descriptor(tmp_path
             os.close(fd)
 
 
-def test_a_child_forked_without_exec_does_not_keep_the_claim(tmp_path: Path) -> None:
+def test_a_child_forked_without_exec_neither_keeps_nor_releases_the_parents_claim(tmp_path: Path) -> None:
     conversation(tmp_path, turns=1)
     holder = store(tmp_path)
-    claim = holder.claim_log(REF, holder.read_log(REF).version)
-    read_end, write_end = os.pipe()
+    version = holder.read_log(REF).version
+    claim = holder.claim_log(REF, version)
+    go_on, child_done = os.pipe(), os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: keep running (holding whatever it inherited) until the parent is done
-        os.close(write_end)
-        os.read(read_end, 1)
+    if pid == 0:  # the child: try to let go of what it inherited, then keep running until the parent is done
+        holder.release_log(claim)  # the child's copy of the claim is void: this must not unlock the parent's
+        del claim
+        gc.collect()
+        os.write(child_done[1], b"x")
+        os.read(go_on[0], 1)
         os._exit(0)
-    os.close(read_end)
     try:
+        assert os.read(child_done[0], 1) == b"x"
+        with pytest.raises(SessionConflictError, match="another process is running"):
+            store(tmp_path).claim_log(REF, version)  # the parent still holds its claim
+        holder.append_log(claim, [{"k": "a", "e": {}}], durable=False)  # and can still use it
         holder.release_log(claim)
-        again = store(tmp_path)
+        again = store(tmp_path)  # released by the parent, nothing the child holds keeps it
         again.release_log(again.claim_log(REF, again.read_log(REF).version))
     finally:
-        os.close(write_end)
+        os.write(go_on[1], b"x")
         os.waitpid(pid, 0)
+        for fd in (*go_on, *child_done):
+            os.close(fd)
 
 
 # -- repairs are reported -----------------------------------------------------------------------------------------
