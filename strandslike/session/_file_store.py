@@ -25,14 +25,25 @@ import logging
 import os
 import shutil
 import stat
-import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from ..types.exceptions import SessionConflictError, SessionCorruptError, SessionException
 from ..types.session import Session
+from ._file_claim import (
+    HELD,
+    STALE,
+    FileClaim,
+    check_still_held,
+    claimed_now,
+    create_log,
+    hold,
+    parse_version,
+    release,
+    repair_tail,
+    version_string,
+)
 from ._files import (
     StorageDir,
     entries,
@@ -52,62 +63,12 @@ from .session_repository import LogClaim, LogRef, StoredLog
 
 logger = logging.getLogger(__name__)
 
-# The claims this process holds. A child forked without exec (multiprocessing's default start method) inherits
-# their descriptors, and an flock lives as long as any copy: the child closes its copies at once and marks the
-# claims released, so that nothing in the child (release_log, garbage collection) can unlock the parent's claim.
-_CLAIMS_HELD: "weakref.WeakSet[_Handle]" = weakref.WeakSet()
-
-
-def _drop_inherited_claims() -> None:
-    for handle in list(_CLAIMS_HELD):
-        handle.released = True
-        for fd in (handle.lock_fd, handle.log_fd, handle.dir_fd):
-            if fd is not None:
-                try:
-                    os.close(fd)  # closing (never LOCK_UN) drops the child's copy and leaves the parent's claim
-                except OSError:
-                    pass
-    _CLAIMS_HELD.clear()
-
-
-os.register_at_fork(after_in_child=_drop_inherited_claims)
-
 SESSION_PREFIX = "session_"
 AGENT_PREFIX = "agent_"
 MULTI_AGENT_PREFIX = "multi_agent_"
 SESSION_FORMAT = "strandslike-session/1"
 _LOG_NAMES = {"agent": "agent.jsonl", "multi_agent": "multi_agent.jsonl"}
 _LABELS = {"agent": "agent log", "multi_agent": "orchestrator log"}
-_HELD = "another process is running this agent"
-_STALE = "the session was changed by another process since this agent loaded it"
-
-
-@dataclass(eq=False)
-class _Handle:
-    """What a claim holds: the log's directory, the flock'ed lock file, and where the log ends."""
-
-    dir_fd: int
-    lock_fd: int
-    lock_ino: int
-    path: Path
-    name: str
-    log_fd: int | None = None
-    ino: int = 0
-    size: int = 0  # the file's size as this claim knows it
-    record_end: int = 0
-    has_records: bool = False
-    newline_ok: bool = True
-    carried: list[dict[str, Any]] | None = None  # records of an older format, rewritten by the next append
-    legacy_file: tuple[list[str], str] | None = None  # an earlier version's state file, removed once carried over
-    released: bool = False
-
-    def __del__(self) -> None:
-        # A claim dropped without release_log (its holder's code failed) must not lock the log for the life of a
-        # long-running process.
-        try:
-            _close(self)
-        except Exception:  # at interpreter exit os may be gone; the process is ending anyway
-            pass
 
 
 class FileLogStore(LogSessionRepository):
@@ -120,11 +81,20 @@ class FileLogStore(LogSessionRepository):
         self.storage_dir = storage_dir
         self.fsync = fsync
         self._storage = StorageDir(storage_dir)
+        self._locations: dict[LogRef, tuple[list[str], Path]] = {}
 
     # -- locations ----------------------------------------------------------------------------------------------------
 
     def _session_parts(self, session_id: str) -> list[str]:
         return [f"{SESSION_PREFIX}{validate_id(session_id, 'session')}"]
+
+    def _location(self, ref: LogRef) -> tuple[list[str], Path]:
+        """Return the directory components and the file of a log (checked once per log, then remembered)."""
+        found = self._locations.get(ref)
+        if found is None:
+            parts = self._log_parts(ref)
+            found = self._locations[ref] = (parts, self._storage.path(parts) / _LOG_NAMES[ref.kind])
+        return found
 
     def _log_parts(self, ref: LogRef) -> list[str]:
         if ref.kind == "agent":
@@ -138,7 +108,7 @@ class FileLogStore(LogSessionRepository):
 
     def log_path(self, ref: LogRef) -> Path:
         """Return the file that holds a log."""
-        return self._storage.path(self._log_parts(ref)) / _LOG_NAMES[ref.kind]
+        return self._location(ref)[1]
 
     def describe_log(self, ref: LogRef) -> str:
         """Return the log's file path."""
@@ -279,8 +249,7 @@ class FileLogStore(LogSessionRepository):
 
     def _read_log(self, ref: LogRef) -> tuple[StoredLog | None, bool]:
         """Return the log and whether its claim was held while the tail needed a repair (then not reported)."""
-        parts = self._log_parts(ref)
-        path = self.log_path(ref)
+        parts, path = self._location(ref)
         with self._storage.directory(parts) as dir_fd:
             if dir_fd is None:
                 return self._read_legacy_multi_agent(ref), False
@@ -297,10 +266,10 @@ class FileLogStore(LogSessionRepository):
                 os.close(fd)
             decoded = decode(data, str(path), _LABELS[ref.kind], allow_legacy=ref.kind == "agent")
             repairs = decoded.repairs
-            held = bool(repairs) and _claimed_now(dir_fd)
+            held = bool(repairs) and claimed_now(dir_fd)
             if held:
                 repairs = []  # a claim holder may be appending right now: what follows the last commit is in flight
-        version = _version(decoded.legacy, ino, decoded.record_end, decoded.window_crc)
+        version = version_string(decoded.legacy, ino, decoded.record_end, decoded.window_crc)
         return StoredLog(decoded.records, version, repairs, location=str(path), unit="line"), held
 
     @staticmethod
@@ -347,11 +316,10 @@ class FileLogStore(LogSessionRepository):
             SessionConflictError: Another process holds the lock, or the log changed since ``version``.
             SessionCorruptError: A file in the way is a symlink or not a regular file.
         """
-        parts = self._log_parts(ref)
-        path = self.log_path(ref)
+        parts, path = self._location(ref)
         dir_fd = self._storage.open_dir(parts, create=True)
         assert dir_fd is not None  # created
-        handle: _Handle | None = None
+        handle: FileClaim | None = None
         try:
             lock_fd = open_file(dir_fd, "lock", path.parent / "lock", os.O_RDWR | os.O_CREAT, writing=True)
             assert lock_fd is not None  # created
@@ -359,43 +327,43 @@ class FileLogStore(LogSessionRepository):
                 fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(lock_fd)
-                raise SessionConflictError(ref.session_id, ref.owner_id, _HELD) from None
-            handle = _Handle(dir_fd, lock_fd, os.fstat(lock_fd).st_ino, path, _LOG_NAMES[ref.kind])
-            _CLAIMS_HELD.add(handle)
+                raise SessionConflictError(ref.session_id, ref.owner_id, HELD) from None
+            handle = FileClaim(dir_fd, lock_fd, os.fstat(lock_fd).st_ino, path, _LOG_NAMES[ref.kind])
+            hold(handle)
             self._check_version(ref, handle, version)
         except BaseException:
             if handle is not None:
-                _close(handle)
+                release(handle)
             else:
                 os.close(dir_fd)
             raise
         return LogClaim(ref, version, handle)
 
-    def _check_version(self, ref: LogRef, handle: _Handle, version: str | None) -> None:
+    def _check_version(self, ref: LogRef, handle: FileClaim, version: str | None) -> None:
         log_fd = open_file(handle.dir_fd, handle.name, handle.path, os.O_RDWR | os.O_APPEND, writing=True)
         handle.log_fd = log_fd
         if version is not None and version.startswith("legacy:"):
             found = self._legacy_multi_agent(ref) if log_fd is None else None
             if found is None or found[1] != version:
-                raise SessionConflictError(ref.session_id, ref.owner_id, _STALE)
+                raise SessionConflictError(ref.session_id, ref.owner_id, STALE)
             handle.carried = _legacy_records(ref, found[0])
             handle.legacy_file = _legacy_location(self._session_parts(ref.session_id), ref.owner_id)
             return
         if log_fd is None:
             if version is not None or (ref.kind == "multi_agent" and self._legacy_multi_agent(ref) is not None):
-                raise SessionConflictError(ref.session_id, ref.owner_id, _STALE)
+                raise SessionConflictError(ref.session_id, ref.owner_id, STALE)
             return
         if version is None:
-            raise SessionConflictError(ref.session_id, ref.owner_id, _STALE)
-        legacy, ino, record_end, crc = _parse_version(ref, version)
+            raise SessionConflictError(ref.session_id, ref.owner_id, STALE)
+        legacy, ino, record_end, crc = parse_version(ref, version)
         status = os.fstat(log_fd)
         if status.st_ino != ino or status.st_size < record_end:
-            raise SessionConflictError(ref.session_id, ref.owner_id, _STALE)
+            raise SessionConflictError(ref.session_id, ref.owner_id, STALE)
         start, length = version_window(record_end)
         window = os.pread(log_fd, length, start)
         rest = os.pread(log_fd, status.st_size - record_end, record_end) if status.st_size > record_end else b""
         if window_crc(window, len(window)) != crc or tail_has_commits(rest, after_record=record_end > 0, legacy=legacy):
-            raise SessionConflictError(ref.session_id, ref.owner_id, _STALE)
+            raise SessionConflictError(ref.session_id, ref.owner_id, STALE)
         handle.ino, handle.size, handle.record_end = ino, status.st_size, record_end
         handle.has_records = record_end > 0
         handle.newline_ok = record_end == 0 or rest[:1] == b"\n"
@@ -406,8 +374,8 @@ class FileLogStore(LogSessionRepository):
     def release_log(self, claim: LogClaim, **kwargs: Any) -> None:
         """Release the lock (``LOCK_UN``, then close) and the log's descriptors; idempotent."""
         handle = claim.handle
-        if isinstance(handle, _Handle):
-            _close(handle)
+        if isinstance(handle, FileClaim):
+            release(handle)
 
     # -- appending ----------------------------------------------------------------------------------------------------
 
@@ -421,15 +389,15 @@ class FileLogStore(LogSessionRepository):
         """
         if not records:
             return
-        handle: _Handle = claim.handle
+        handle: FileClaim = claim.handle
         payload = encode_batch(list(records))
-        self._check_claim(claim.ref, handle)
+        check_still_held(claim.ref, handle)
         if handle.carried is not None:
             self._rewrite(handle, payload)
         elif handle.log_fd is None:
-            self._create(claim.ref, handle, payload, durable)
+            create_log(claim.ref, handle, payload, durable=durable, fsync=self.fsync)
         else:
-            self._repair_tail(handle)
+            repair_tail(handle)
             write_all(handle.log_fd, payload)
             handle.size += len(payload)
             if durable and self.fsync:
@@ -443,44 +411,9 @@ class FileLogStore(LogSessionRepository):
             assert handle.log_fd is not None
             start, length = version_window(handle.record_end)
             window = os.pread(handle.log_fd, length, start)
-        claim.version = _version(False, handle.ino, handle.record_end, window_crc(window, len(window)))
+        claim.version = version_string(False, handle.ino, handle.record_end, window_crc(window, len(window)))
 
-    def _check_claim(self, ref: LogRef, handle: _Handle) -> None:
-        if handle.released:
-            raise SessionConflictError(ref.session_id, ref.owner_id, "this claim was released; nothing was written")
-        try:
-            lock_now = os.stat("lock", dir_fd=handle.dir_fd, follow_symlinks=False).st_ino
-        except FileNotFoundError:
-            lock_now = -1
-        changed = lock_now != handle.lock_ino
-        if handle.log_fd is not None and not changed:
-            try:
-                entry = os.stat(handle.name, dir_fd=handle.dir_fd, follow_symlinks=False).st_ino
-            except FileNotFoundError:
-                entry = -1
-            changed = entry != handle.ino or os.fstat(handle.log_fd).st_size != handle.size
-        if changed:
-            raise SessionConflictError(
-                ref.session_id,
-                ref.owner_id,
-                "the claim was lost: its lock file or log was replaced or written by a process that did not claim it",
-            )
-
-    def _create(self, ref: LogRef, handle: _Handle, payload: bytes, durable: bool) -> None:
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        try:
-            fd = os.open(handle.name, flags, 0o600, dir_fd=handle.dir_fd)
-        except FileExistsError:
-            raise SessionConflictError(ref.session_id, ref.owner_id, _STALE) from None
-        handle.log_fd = fd
-        write_all(fd, payload)
-        if durable and self.fsync:
-            os.fdatasync(fd)
-        if self.fsync:
-            os.fsync(handle.dir_fd)  # the new file's name survives a machine crash once the log is non-empty
-        handle.ino, handle.size = os.fstat(fd).st_ino, len(payload)
-
-    def _rewrite(self, handle: _Handle, payload: bytes) -> None:
+    def _rewrite(self, handle: FileClaim, payload: bytes) -> None:
         """Write the records of an older format in format 2, followed by ``payload``, and swap the file in."""
         data = b"".join(encode_batch([record]) for record in handle.carried or []) + payload
         write_atomic(handle.dir_fd, handle.name, data, durable=self.fsync)
@@ -501,23 +434,6 @@ class FileLogStore(LogSessionRepository):
             handle.legacy_file = None
         logger.warning("path=<%s> | rewrote the log in format 2 (checksummed records)", handle.path)
 
-    def _repair_tail(self, handle: _Handle) -> None:
-        assert handle.log_fd is not None
-        needs_newline = handle.has_records and not handle.newline_ok
-        cut = handle.record_end if needs_newline else (handle.record_end + 1 if handle.has_records else 0)
-        if handle.size == cut and not needs_newline:
-            return
-        dropped = handle.size - cut - (1 if needs_newline and handle.size > handle.record_end else 0)
-        os.ftruncate(handle.log_fd, cut)
-        if needs_newline:
-            write_all(handle.log_fd, b"\n")
-            cut += 1
-        handle.size = cut
-        if dropped > 0:
-            logger.warning("path=<%s> | cut a torn record of %d bytes off the end of the log", handle.path, dropped)
-        if needs_newline:
-            logger.warning("path=<%s> | restored the final newline of the last record", handle.path)
-
     # -- operators ----------------------------------------------------------------------------------------------------
 
     def check_log(self, ref: LogRef, *, repair: bool = False) -> list[str]:
@@ -529,7 +445,7 @@ class FileLogStore(LogSessionRepository):
         """
         stored, held = self._read_log(ref)
         if held:
-            raise SessionConflictError(ref.session_id, ref.owner_id, _HELD)
+            raise SessionConflictError(ref.session_id, ref.owner_id, HELD)
         if stored is None:
             return []
         findings = list(stored.repairs)
@@ -541,11 +457,11 @@ class FileLogStore(LogSessionRepository):
             return findings
         claim = self.claim_log(ref, stored.version)
         try:
-            handle: _Handle = claim.handle
+            handle: FileClaim = claim.handle
             if handle.carried is not None:
                 self._rewrite(handle, b"")
             elif handle.log_fd is not None:
-                self._repair_tail(handle)
+                repair_tail(handle)
                 if self.fsync:
                     os.fdatasync(handle.log_fd)
         finally:
@@ -574,52 +490,3 @@ def _legacy_records(ref: LogRef, state: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _legacy_location(session_parts: list[str], owner_id: str) -> tuple[list[str], str]:
     return [*session_parts, "multi_agents"], f"{MULTI_AGENT_PREFIX}{owner_id}.json"
-
-
-def _version(legacy: bool, ino: int, record_end: int, crc: int) -> str:
-    return f"{1 if legacy else 2}:{ino}:{record_end}:{crc:08x}"
-
-
-def _parse_version(ref: LogRef, version: str) -> tuple[bool, int, int, int]:
-    try:
-        fmt, ino, end, crc = version.split(":")
-        if fmt not in ("1", "2"):
-            raise ValueError(fmt)
-        return fmt == "1", int(ino), int(end), int(crc, 16)
-    except (ValueError, AttributeError):
-        raise SessionConflictError(
-            ref.session_id, ref.owner_id, f"version {version!r} was not issued by this store"
-        ) from None
-
-
-def _claimed_now(dir_fd: int) -> bool:
-    """Whether some process holds the log's claim at this instant (tested without keeping any lock)."""
-    try:
-        fd = os.open("lock", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
-    except OSError:
-        return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
-
-
-def _close(handle: _Handle) -> None:
-    if handle.released:
-        return
-    handle.released = True
-    _CLAIMS_HELD.discard(handle)
-    try:
-        fcntl.flock(handle.lock_fd, fcntl.LOCK_UN)  # a forked child holding a copy of the descriptor must not keep it
-    finally:
-        os.close(handle.lock_fd)
-        if handle.log_fd is not None:
-            os.close(handle.log_fd)
-        os.close(handle.dir_fd)

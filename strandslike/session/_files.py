@@ -72,12 +72,13 @@ class StorageDir:
         Raises:
             SessionCorruptError: A component is a symlink or not a directory.
         """
-        if create:
-            ensure_dir(self.root)
         try:
             fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except FileNotFoundError:
-            return None
+            if not create:
+                return None
+            ensure_dir(self.root)
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except NotADirectoryError:
             raise SessionCorruptError(str(self.root), "is not a directory; pass a storage directory") from None
         for depth, name in enumerate(parts):

@@ -29,7 +29,6 @@ from .session_repository import LogRef, StoredLog
 AGENT_LOG_FORMAT = "strandslike-agent-log/2"
 AGENT_LOG_FORMATS = frozenset({"strandslike-agent-log/1", AGENT_LOG_FORMAT})
 MULTI_AGENT_LOG_FORMAT = "strandslike-multi-agent-log/1"
-_BYTES_MARK = '"__bytes_encoded__"'
 _OUTCOMES = ("done", "interrupted")
 
 
@@ -214,10 +213,6 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
             stored.location or where,
             f"is not a strandslike agent log (its first {stored.unit} is not a {AGENT_LOG_FORMAT} header)",
         )
-    try:
-        decode = _BYTES_MARK in _PROBE.encode([r.get("m") for r in records if r.get("k") in ("m", "r")])
-    except (RecursionError, ValueError):
-        decode = True  # a planted record nested too deep: decoding it below names its line
     by_index: dict[int, SessionMessage] = {}
     attempts: dict[str, ToolAttempt] = {}
     messages_since_snapshot = 0
@@ -226,7 +221,7 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
         try:
             kind = record["k"]
             if kind == "m":
-                message = decode_bytes_values(record["m"]) if decode else record["m"]
+                message = _decoded(record["m"])
                 _check_message(message, record["i"])
                 session_message = SessionMessage(message, record["i"], None, record["t"], record["t"])
                 replayed.messages.append(session_message)
@@ -236,7 +231,7 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
             elif kind == "r":
                 _check_message(record["m"], record["i"])
                 target = by_index[record["i"]]
-                target.redact_message = decode_bytes_values(record["m"]) if decode else record["m"]
+                target.redact_message = _decoded(record["m"])
                 target.updated_at = record["t"]
             elif kind == "s":
                 replayed.agent = _check_snapshot(record["a"])
@@ -263,6 +258,14 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
         if messages_since_snapshot:
             _drop_completed_interrupt(replayed.agent)
     return replayed
+
+
+def _decoded(message: Any) -> Any:
+    """Return a stored message with its bytes decoded; a message of text blocks only is returned as it is."""
+    content = message.get("content") if type(message) is dict else None
+    if type(content) is list and all(type(block) is dict and block.keys() == {"text"} for block in content):
+        return message  # the common case, checked without walking the message
+    return decode_bytes_values(message)
 
 
 def _text(record: dict[str, Any], key: str) -> str:
