@@ -220,10 +220,22 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
     for number, record in enumerate(records[1:], start=2):
         try:
             kind = record["k"]
-            if kind == "m":
-                message = _decoded(record["m"])
-                _check_message(message, record["i"])
-                session_message = SessionMessage(message, record["i"], None, record["t"], record["t"])
+            if kind == "m":  # the bulk of every log: checked inline, without helper calls
+                message, index = record["m"], record["i"]
+                content = message.get("content") if type(message) is dict else None
+                role = message.get("role") if content is not None else None
+                if type(index) is not int or index < 0 or type(content) is not list or role not in _ROLES:
+                    _check_message(message, index)  # raises, saying what is wrong
+                    raise TypeError("a message must be an object with a role and a list of content blocks")
+                plain = True
+                for block in content:
+                    if type(block) is not dict:
+                        _check_message(message, index)
+                    if plain and block.keys() != _TEXT_ONLY:
+                        plain = False
+                if not plain:
+                    message = decode_bytes_values(message)
+                session_message = SessionMessage(message, index, None, record["t"], record["t"])
                 replayed.messages.append(session_message)
                 by_index[session_message.message_id] = session_message
                 last_index = session_message.message_id
@@ -260,11 +272,19 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
     return replayed
 
 
+_TEXT_ONLY = {"text"}
+_ROLES = ("user", "assistant")
+
+
 def _decoded(message: Any) -> Any:
     """Return a stored message with its bytes decoded; a message of text blocks only is returned as it is."""
     content = message.get("content") if type(message) is dict else None
-    if type(content) is list and all(type(block) is dict and block.keys() == {"text"} for block in content):
-        return message  # the common case, checked without walking the message
+    if type(content) is list:
+        for block in content:
+            if type(block) is not dict or block.keys() != _TEXT_ONLY:
+                break
+        else:
+            return message  # the common case, recognised without walking the message
     return decode_bytes_values(message)
 
 
@@ -296,13 +316,12 @@ def _decode_result(result: dict[str, Any]) -> ToolResult:
 def _check_message(message: Any, index: Any) -> None:
     if not isinstance(index, int) or isinstance(index, bool) or index < 0:
         raise TypeError(f"message index must be a non-negative integer, got {index!r}")
-    if (
-        not isinstance(message, dict)
-        or message.get("role") not in ("user", "assistant")
-        or not isinstance(message.get("content"), list)
-        or not all(isinstance(block, dict) for block in message["content"])
-    ):
+    content = message.get("content") if type(message) is dict else None
+    if type(content) is not list or message.get("role") not in ("user", "assistant"):
         raise TypeError("a message must be an object with role 'user' or 'assistant' and a list of content blocks")
+    for block in content:
+        if type(block) is not dict:
+            raise TypeError("a message's content must be a list of content blocks (JSON objects)")
 
 
 def _check_snapshot(data: Any) -> SessionAgent:
