@@ -446,7 +446,7 @@ class _InterruptState:
         interrupt bound to the tool use (the approval that let it run), if any.
         """
         bound = next((i for i in self.interrupts.values() if i.tool_use_id == tool_use_id), None)
-        self.audit.append(
+        self.append_entry(
             {
                 "time": time.time(),
                 "event": event,
@@ -457,7 +457,6 @@ class _InterruptState:
                 "idempotency_key": idempotency_key,
             }
         )
-        self._version += 1
 
     def record(self, interrupt: Interrupt, event: str, **details: Any) -> None:
         """Append an entry to the audit trail; ``time`` is in seconds since the epoch (UTC)."""

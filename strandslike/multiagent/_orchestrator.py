@@ -30,7 +30,7 @@ from ..hooks.events import (
     MultiAgentInitializedEvent,
 )
 from ..hooks.registry import HookProvider, HookRegistry
-from ..interrupt import Interrupt, NotInterruptedError
+from ..interrupt import Interrupt, InterruptAlreadyAnsweredError, NotInterruptedError
 from ..interrupt._state import ParsedAnswer, _InterruptState
 from ..plugins.multiagent_plugin import MultiAgentPlugin
 from ..plugins.multiagent_registry import _MultiAgentPluginRegistry
@@ -151,6 +151,12 @@ class Orchestrator(MultiAgentBase):
         state = self._interrupt_state
         if not state.activated:
             if is_interrupt_responses(task):
+                ids = state.resume_ids(task) or []
+                known = [interrupt_id for interrupt_id in ids if interrupt_id in state.resolved]
+                if known and not state.is_replay(task):
+                    # Another request resolved these interrupts first (a second server, a duplicate delivery):
+                    # this resume changes their answers, which is refused as it is for an agent.
+                    raise InterruptAlreadyAnsweredError(known[0], known[0])
                 raise NotInterruptedError()
             return None
         answers, node_answers = self._validate_resume(task)

@@ -326,15 +326,41 @@ class LogPersistence:
         else:
             source.deserialize_state(state)
 
-    def sync_multi_agent(self, source: Any) -> None:
-        """Append an orchestrator's state under a short claim (durably)."""
+    def _multi_agent_log(self, source: Any) -> _AgentLog:
         log = self.multi_agents.get(source.id)
-        if log is None:
+        if log is None:  # an orchestrator this manager did not restore: act on the log as it is now
             ref = LogRef(self.session_id, "multi_agent", validate_id(source.id, "multi_agent"))
             stored = self.repository.read_log(ref)
             log = _AgentLog(ref, None if stored is None else stored.version, bool(stored and stored.records))
             self.multi_agents[source.id] = log
-        self._append_multi_agent(log, source)
+        return log
+
+    def sync_multi_agent(self, source: Any) -> None:
+        """Append an orchestrator's state (durably): under its claim if held, else under a short claim."""
+        self._append_multi_agent(self._multi_agent_log(source), source)
+
+    def begin_multi_agent(self, source: Any) -> None:
+        """Claim an orchestrator's log at the version this process last read or wrote (nested calls count up).
+
+        Raises:
+            SessionConflictError: Another process holds the claim or changed the orchestration since.
+        """
+        log = self._multi_agent_log(source)
+        if log.failed is not None:
+            raise _failed(log)
+        if log.depth == 0:
+            log.claim = self.repository.claim_log(log.ref, log.version)
+        log.depth += 1
+
+    def end_multi_agent(self, source: Any) -> None:
+        """Release the outermost claim of an orchestrator's log (its state was appended as it ran)."""
+        log = self.multi_agents.get(source.id)
+        if log is None or log.depth == 0:
+            return
+        log.depth -= 1
+        if log.depth == 0 and log.claim is not None:
+            claim, log.claim = log.claim, None
+            self.repository.release_log(claim)
 
     def _append_multi_agent(self, log: _AgentLog, source: Any) -> None:
         with log.write_lock:
@@ -344,7 +370,7 @@ class LogPersistence:
 
     def close(self) -> None:
         """Release the claims this manager still holds."""
-        for log in self.agents.values():
+        for log in [*self.agents.values(), *self.multi_agents.values()]:
             if log.claim is not None:
                 claim, log.claim, log.depth = log.claim, None, 0
                 self.repository.release_log(claim)

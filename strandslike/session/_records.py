@@ -13,16 +13,17 @@ Every store keeps records opaque; this module is the only place that knows what 
 - ``ms`` orchestrator state (multi-agent logs; the latest wins): ``t``, ``s`` (``serialize_state()``)
 """
 
+import base64
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .._json import json_problem
+from .._json import BYTES_MARKER, json_problem
 from ..interrupt._state import _InterruptState
 from ..tools.journal import ToolAttempt
 from ..types.exceptions import NotJSONSerializableError, SessionCorruptError, SessionException
-from ..types.session import SessionAgent, SessionMessage, decode_bytes_values, encode_bytes_values
+from ..types.session import SessionAgent, SessionMessage, decode_bytes_values
 from ..types.tools import ToolResult
 from .session_repository import LogRef, StoredLog
 
@@ -63,8 +64,22 @@ def storable(value: Any, what: str) -> tuple[Any, int]:
     try:
         return value, len(_PROBE.encode(value))
     except _BytesFound:
-        encoded = encode_bytes_values(value)
+        encoded = _bytes_encoded(value)
         return encoded, len(_PROBE.encode(encoded))
+
+
+def _bytes_encoded(value: Any) -> Any:
+    """Return ``value`` with every ``bytes``/``bytearray`` as Strands' base64 marker (tuples become lists).
+
+    Only called on values `json_problem` accepted, so the recursion is at most `MAX_DEPTH` deep.
+    """
+    if isinstance(value, bytes | bytearray):
+        return {BYTES_MARKER: True, "data": base64.b64encode(value).decode()}
+    if isinstance(value, dict):
+        return {key: _bytes_encoded(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bytes_encoded(item) for item in value]
+    return value
 
 
 # -- building records ---------------------------------------------------------------------------------------------
@@ -231,7 +246,7 @@ def replay_agent(stored: StoredLog, where: str) -> StoredAgent:
                 for block in content:
                     if type(block) is not dict:
                         _check_message(message, index)
-                    if plain and block.keys() != _TEXT_ONLY:
+                    if plain and (block.keys() != _TEXT_ONLY or type(block["text"]) is not str):
                         plain = False
                 if not plain:
                     message = decode_bytes_values(message)
@@ -281,7 +296,7 @@ def _decoded(message: Any) -> Any:
     content = message.get("content") if type(message) is dict else None
     if type(content) is list:
         for block in content:
-            if type(block) is not dict or block.keys() != _TEXT_ONLY:
+            if type(block) is not dict or block.keys() != _TEXT_ONLY or type(block["text"]) is not str:
                 break
         else:
             return message  # the common case, recognised without walking the message

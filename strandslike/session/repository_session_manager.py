@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..hooks.events import AfterInvocationEvent, MessageAddedEvent
+from ..hooks.events import (
+    AfterInvocationEvent,
+    AfterMultiAgentInvocationEvent,
+    BeforeMultiAgentInvocationEvent,
+    MessageAddedEvent,
+)
+from ..hooks.registry import HookRegistry
 from ..types.content import Message
 from ..types.exceptions import UnclaimedSessionWarning
 from ..types.session import Session, SessionType
@@ -138,8 +144,37 @@ class RepositorySessionManager(SessionManager):
             return
         await anyio.to_thread.run_sync(self.end_invocation, event.agent)
 
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        """Wire the manager to the lifecycle events; orchestrators are also claimed for each invocation."""
+        super().register_hooks(registry, **kwargs)
+        registry.add_callback(BeforeMultiAgentInvocationEvent, self._on_before_multi_agent_invocation)
+
+    async def _on_before_multi_agent_invocation(self, event: BeforeMultiAgentInvocationEvent) -> None:
+        await self._io(self.begin_multi_agent_invocation, event.source)
+
     async def _on_multi_agent_changed(self, event: Any) -> None:
-        await anyio.to_thread.run_sync(self.sync_multi_agent, event.source)  # a durable write
+        try:
+            await anyio.to_thread.run_sync(self.sync_multi_agent, event.source)  # a durable write
+        finally:
+            if isinstance(event, AfterMultiAgentInvocationEvent):
+                self.end_multi_agent_invocation(event.source)
+
+    def begin_multi_agent_invocation(self, source: Any, **kwargs: Any) -> None:
+        """Claim an orchestrator's session before it runs, as `begin_invocation` does for an agent.
+
+        Called by the orchestrator's `BeforeMultiAgentInvocationEvent` (and by a server around a whole request;
+        nested calls count, the outermost claims).
+
+        Raises:
+            SessionConflictError: Another process runs the orchestration, or changed it since it was restored.
+        """
+        if isinstance(self._persistence, LogPersistence):
+            self._persistence.begin_multi_agent(source)
+
+    def end_multi_agent_invocation(self, source: Any, **kwargs: Any) -> None:
+        """Release what `begin_multi_agent_invocation` claimed (the state was persisted as the run went)."""
+        if isinstance(self._persistence, LogPersistence):
+            self._persistence.end_multi_agent(source)
 
     def describe_agent_storage(self, agent_id: str) -> str:
         """Return where an agent is stored, for error messages."""

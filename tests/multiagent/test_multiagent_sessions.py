@@ -18,6 +18,7 @@ from strandslike.interrupt import NotInterruptedError, UnknownInterruptError
 from strandslike.models import ScriptedModel, text
 from strandslike.multiagent import GraphBuilder, Status, Swarm
 from strandslike.session import FileSessionManager
+from strandslike.types.exceptions import SessionConflictError
 
 WORKER = Path(__file__).resolve().parent / "multiagent_workers.py"
 TASK = "Inspect and clean up my resources"
@@ -194,3 +195,24 @@ async def test_node_agents_with_their_own_sessions_are_fine_without_an_orchestra
     builder.add_node(agent_with_session(tmp_path, "own"), "own")
     result = await builder.build().invoke_async("go")
     assert result.status == Status.COMPLETED
+
+
+@pytest.mark.parametrize("kind", ["graph-hook", "swarm-tool"])
+async def test_an_orchestrator_is_claimed_for_its_invocation(tmp_path: Path, kind: str) -> None:
+    paused, _ = build(kind, tmp_path, "pause")
+    interrupted = await paused.invoke_async("clean up")
+    assert interrupted.interrupts
+    paused.session_manager.close()
+    first, _ = build(kind, tmp_path, "resume")
+    second, second_models = build(kind, tmp_path, "resume")  # restored from the same state
+    answer = [{"interruptResponse": {"interruptId": i.id, "response": "y"}} for i in interrupted.interrupts]
+
+    first.session_manager.begin_multi_agent_invocation(first)  # a server holding the claim for its request
+    with pytest.raises(SessionConflictError, match="another process is running"):
+        await second.invoke_async(answer)
+    assert (await first.invoke_async(answer)).status.value == "completed"
+    first.session_manager.end_multi_agent_invocation(first)
+    with pytest.raises(SessionConflictError):  # stale now: the state it restored has changed
+        await second.invoke_async(answer)
+    assert sum(model.calls for model in second_models.values()) == 0
+    assert len(tool_runs(tmp_path)) <= 1

@@ -246,16 +246,7 @@ async def test_two_servers_never_run_an_approved_tool_twice_for_agents(two_serve
     assert sum(codes.values()) == FREE_ROUNDS
 
 
-ORCHESTRATOR_CLAIMS_MISSING = (
-    "Graph and Swarm state is one JSON snapshot that any process may overwrite: no session manager claims an "
-    "orchestrator's session across processes yet (Target.begin calls session_manager.begin_multi_agent_invocation, "
-    "a no-op in FileSessionManager), so two servers both restore the interrupted orchestration and both apply "
-    "their answer. The orchestrator claim of the durability work (multi-agent logs under claim_log) fixes it."
-)
-
-
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(strict=True, reason=ORCHESTRATOR_CLAIMS_MISSING)
 @pytest.mark.parametrize("two_servers", ["agui_workers:build_graph", "agui_workers:build_swarm"], indirect=True)
 async def test_two_servers_never_run_an_approved_tool_twice_for_orchestrators(two_servers):
     urls, effects, gate = two_servers

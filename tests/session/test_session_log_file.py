@@ -464,3 +464,15 @@ def test_a_planted_message_nested_deep_but_parseable_is_corrupt_not_a_recursion_
         handle.write(line + "\n")
     with pytest.raises(SessionCorruptError, match=f"line {len(records) + 1} is not a valid record"):
         agent(tmp_path)
+
+
+def test_bytes_anywhere_in_a_message_round_trip_even_in_a_text_block(tmp_path: Path) -> None:
+    writer = agent(tmp_path, [text("seen")])
+    prompt: Any = [{"text": b"raw"}, {"image": {"format": "png", "source": {"bytes": bytearray(b"\x89PNG")}}}]
+    writer(prompt)
+    restored = agent(tmp_path)
+    assert restored.messages[0]["content"] == [
+        {"text": b"raw"},
+        {"image": {"format": "png", "source": {"bytes": b"\x89PNG"}}},  # a bytearray comes back as bytes
+    ]
+    assert restored.messages[1:] == writer.messages[1:]
