@@ -71,7 +71,6 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     import_strands.add_parser(session_commands, storage)
     trust.add_parser(session_commands, storage)
     check.add_parser(session_commands, storage)
-from . import check, demo, import_strands, resume, serve, sessions, trust
     return parser
 
 

@@ -134,6 +134,13 @@ def repair_tool_use(messages: Messages, recorded: Recorded = _no_attempt) -> Mes
         }
         if len(results) == len(uses) and all(use in results for use in uses):
             continue
+        missing = [use for use in uses if use not in results]
+        logger.warning(
+            "message_index=<%d>, tool_use_ids=<%s> | repaired tool uses that never got a result (a crash or "
+            "timeout mid-tool): the model sees their recorded result, an unknown outcome, or an interruption",
+            index - 1,
+            ", ".join(missing),
+        )
         if following["role"] == "user":
             content: list[ContentBlock] = [results.get(use) or _repair_result(use, recorded) for use in uses]
             extra = [block for block in following["content"] if "toolResult" not in block]

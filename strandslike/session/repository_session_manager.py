@@ -7,6 +7,7 @@ where possible (see `docs/exactly-once.md`). Over a custom Strands repository (l
 Strands does and warns at construction (`UnclaimedSessionWarning`) that those guarantees do not hold.
 """
 
+import logging
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from ..hooks.events import (
 )
 from ..hooks.registry import HookRegistry
 from ..types.content import Message
-from ..types.exceptions import UnclaimedSessionWarning
+from ..types.exceptions import SessionConflictError, UnclaimedSessionWarning
 from ..types.session import Session, SessionType
 from ._ids import validate_id
 from ._log_persistence import FLUSH_BYTES, LogPersistence
@@ -114,7 +115,11 @@ class RepositorySessionManager(SessionManager):
             SessionConflictError: Another process runs the agent, or changed its session since this agent read it.
         """
         if isinstance(self._persistence, LogPersistence):
-            self._persistence.begin(agent)
+            try:
+                self._persistence.begin(agent)
+            except SessionConflictError as exc:
+                self._log_refusal(exc, "agent")
+                raise
 
     def end_invocation(self, agent: "Agent", **kwargs: Any) -> None:
         """Persist the invocation's records (durably if the agent waits on interrupts); release the outermost claim."""
@@ -169,7 +174,17 @@ class RepositorySessionManager(SessionManager):
             SessionConflictError: Another process runs the orchestration, or changed it since it was restored.
         """
         if isinstance(self._persistence, LogPersistence):
-            self._persistence.begin_multi_agent(source)
+            try:
+                self._persistence.begin_multi_agent(source)
+            except SessionConflictError as exc:
+                self._log_refusal(exc, "orchestration")
+                raise
+
+    def _log_refusal(self, exc: SessionConflictError, what: str) -> None:
+        # Logged under the concrete manager's module (strandslike.session.file_session_manager for file sessions).
+        logging.getLogger(type(self).__module__).warning(
+            "session_id=<%s>, agent_id=<%s> | refused to run the %s: %s", exc.session_id, exc.agent_id, what, exc.detail
+        )
 
     def end_multi_agent_invocation(self, source: Any, **kwargs: Any) -> None:
         """Release what `begin_multi_agent_invocation` claimed (the state was persisted as the run went)."""
