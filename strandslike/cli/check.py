@@ -30,6 +30,26 @@ from ._common import CliError, out
 
 _TEMPORARY = (".tmp",)
 
+DESCRIPTION = """\
+Verify the sessions of a storage directory: each session record, every agent and
+orchestrator log (each line's checksum, each record's shape) and the files around
+them. Without --repair it says what a crash left that is safe to repair: a torn
+last record or an append that never completed (dropped), a last record that lost
+its final newline (kept, the newline restored), logs in an earlier format
+(rewritten with checksums), temporary files of interrupted writes (removed).
+With --repair it makes those repairs, each log under its claim, so it is safe
+next to running agents (a log in use is reported busy and left alone).
+
+Damage is never repaired, only reported with the file and line: a line whose
+checksum does not match, a record that is not valid, a symlink, FIFO or other
+non-regular file inside the storage directory. Those need an operator.
+"""
+
+EPILOG = """\
+exit codes: 0 healthy (or everything repaired); 1 repairs needed (run again with
+--repair) or a log was busy; 2 damage found, or bad input
+"""
+
 
 def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     """Register ``check`` under ``sessions``.
@@ -42,7 +62,8 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
         "check",
         parents=[storage],
         help="verify stored sessions; say (or, with --repair, do) what a crash left to repair",
-        description=__doc__,
+        description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("session_id", metavar="SESSION_ID", nargs="?", help="only this session (default: all)")
