@@ -8,6 +8,7 @@ from typing_extensions import TypedDict
 
 ResumeAction: TypeAlias = Literal["resume", "respond", "restart", "cancel"]
 CORE_KINDS = ("tool_call", "input_required", "confirmation")
+_DETAILS = ("message", "response_schema", "expires_at", "tool_use_id", "metadata", "kind")
 
 
 class InterruptAnswer(TypedDict):
@@ -31,6 +32,10 @@ class InterruptAnswerContent(TypedDict):
 class Interrupt:
     """A named request for outside input that paused a run.
 
+    Equality is Strands': two interrupts are equal when their ``id``, ``name``, ``reason`` and ``response`` are,
+    so an interrupt built the Strands way, ``Interrupt(id=..., name=..., reason=...)``, equals the one the agent
+    returns whatever optional details (message, kind, tool binding, ...) the agent's copy carries.
+
     Attributes:
         id: Opaque, deterministic id; answer the interrupt by sending it back in an ``interruptResponse``.
         name: The name the hook or tool gave the interrupt.
@@ -48,12 +53,12 @@ class Interrupt:
     name: str
     reason: Any = None
     response: Any = None
-    message: str | None = field(default=None, kw_only=True)
-    response_schema: dict[str, Any] | None = field(default=None, kw_only=True)
-    expires_at: str | None = field(default=None, kw_only=True)
-    tool_use_id: str | None = field(default=None, kw_only=True)
-    metadata: dict[str, Any] | None = field(default=None, kw_only=True)
-    kind: str | None = field(default=None, kw_only=True)
+    message: str | None = field(default=None, compare=False, kw_only=True)
+    response_schema: dict[str, Any] | None = field(default=None, compare=False, kw_only=True)
+    expires_at: str | None = field(default=None, compare=False, kw_only=True)
+    tool_use_id: str | None = field(default=None, compare=False, kw_only=True)
+    metadata: dict[str, Any] | None = field(default=None, compare=False, kw_only=True)
+    kind: str | None = field(default=None, compare=False, kw_only=True)
     # Whether an answer was given. Kept apart from `response` so that `None` is a legitimate answer
     # (Strands treats a None response as "unanswered" and asks again forever, harness-sdk#4470).
     answered: bool = field(default=False, repr=False, compare=False, kw_only=True)
@@ -74,6 +79,12 @@ class Interrupt:
         if self.response is not None:
             self.answered = True
 
+    def __repr__(self) -> str:
+        # Strands' four fields, then only the optional details that are set, so a plain interrupt reads as in Strands.
+        shown = [f"{key}={getattr(self, key)!r}" for key in ("id", "name", "reason", "response")]
+        shown += [f"{key}={getattr(self, key)!r}" for key in _DETAILS if getattr(self, key) is not None]
+        return f"Interrupt({', '.join(shown)})"
+
     @property
     def expired(self) -> bool:
         """Whether ``expires_at`` has passed."""
@@ -88,7 +99,7 @@ class Interrupt:
         data = {"id": self.id, "name": self.name, "reason": self.reason, "response": self.response}
         if not self.rich:
             return data
-        for key in ("message", "response_schema", "expires_at", "tool_use_id", "metadata", "kind"):
+        for key in _DETAILS:
             value = getattr(self, key)
             if value is not None:
                 data[key] = value
@@ -123,7 +134,7 @@ class Interrupt:
     def from_state_dict(cls, data: dict[str, Any]) -> "Interrupt":
         """Rebuild an interrupt from `state_dict` (or Strands' `to_dict`) output."""
         interrupt = cls(data["id"], data["name"], data.get("reason"), data.get("response"))
-        for key in ("message", "response_schema", "expires_at", "tool_use_id", "metadata", "kind"):
+        for key in _DETAILS:
             setattr(interrupt, key, data.get(key))
         for key in (
             "allow_edits",
