@@ -13,6 +13,7 @@ from ..types.content import ContentBlock, Message, Messages
 from ..types.interrupt import _Interruptible, name_uuid
 from ..types.streaming import StopReason
 from ..types.tools import AgentTool, ToolResult, ToolUse
+from ._fast_init import fast_init
 
 if TYPE_CHECKING:
     from ..agent.agent import Agent
@@ -36,10 +37,11 @@ class BaseHookEvent:
         return self._REVERSE
 
     def _can_write(self, name: str) -> bool:
+        """Return whether ``name`` may be assigned after construction (subclasses may override, as in Strands)."""
         return name in self._WRITABLE
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if "_sealed" in self.__dict__ and name not in self._WRITABLE:
+        if "_sealed" in self.__dict__ and not self._can_write(name):
             raise AttributeError(f"Property {name} is not writable")
         object.__setattr__(self, name, value)
 
@@ -340,3 +342,27 @@ class AfterNodeCallEvent(BaseHookEvent):
     invocation_state: dict[str, Any] | None = None
 
     _REVERSE: ClassVar[bool] = True
+
+
+# The events the loop builds on every cycle get a constructor that stores the fields directly (the dataclass one
+# assigns each field through the sealing `__setattr__`): building an event costs a fraction of the callbacks it
+# feeds. Subclasses declared with @dataclass get their own, ordinary, constructor.
+for _event_class in (
+    AgentInitializedEvent,
+    BeforeInvocationEvent,
+    AfterInvocationEvent,
+    MessageAddedEvent,
+    BeforeModelCallEvent,
+    AfterModelCallEvent,
+    BeforeToolsEvent,
+    AfterToolsEvent,
+    BeforeToolCallEvent,
+    AfterToolCallEvent,
+    MultiAgentInitializedEvent,
+    BeforeMultiAgentInvocationEvent,
+    AfterMultiAgentInvocationEvent,
+    BeforeNodeCallEvent,
+    AfterNodeCallEvent,
+):
+    fast_init(_event_class)
+del _event_class

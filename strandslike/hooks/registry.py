@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import pluggy
 
 from ..interrupt import Interrupt, InterruptException
-from ..types.interrupt import CURRENT_CALLBACK, _Interruptible
+from ..types.interrupt import RUNNING_HOOK, _Interruptible
 from . import events as _events
 from ._type_inference import infer_event_types
 from .events import AgentInitializedEvent, BaseHookEvent
@@ -60,6 +60,8 @@ def hook_name(event_type: type[BaseHookEvent]) -> str:
     name = event_type.__name__.removesuffix("Event") or event_type.__name__
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
+
+_DEFAULT_DIRECTION = BaseHookEvent.should_reverse_callbacks
 
 BUILTIN_EVENTS: tuple[type[BaseHookEvent], ...] = tuple(
     cls
@@ -155,6 +157,9 @@ class HookRegistry:
         # points, or the plugin manager handed out); a callback adds the spec of its own event. Parsing all of them
         # for every registry was a tenth of the cost of a request in a server that builds an agent per request.
         self._builtin_specs = False
+        # Call orders of event classes that decide their direction per instance (a Strands-style subclass
+        # overriding `should_reverse_callbacks`), by (class, reversed).
+        self._by_direction: dict[tuple[type[BaseHookEvent], bool], tuple[Callable[[Any], Any], ...]] = {}
 
     @property
     def plugin_manager(self) -> pluggy.PluginManager:
@@ -211,7 +216,7 @@ class HookRegistry:
             plugin = _callback_plugin_class(name)(callback, float(order), seq)
             self._pm.register(plugin, name=f"callback-{seq}")
             self._active.add(name)
-        self._ordered.clear()
+        self._forget_order()
         for resolved in event_types:
             self._callbacks(resolved)  # order now, at construction, rather than on the first dispatch
 
@@ -253,7 +258,7 @@ class HookRegistry:
             raise ValueError(f"{exc} | hookimpl names must be one of: {known}") from None
         self._plugin_seq[id(plugin)] = next(self._seq)
         self._note_hooks_of(plugin)
-        self._ordered.clear()
+        self._forget_order()
 
     def _note_hooks_of(self, plugin: object) -> None:
         for caller in self._pm.get_hookcallers(plugin) or ():
@@ -269,7 +274,7 @@ class HookRegistry:
                 self._plugin_seq[id(plugin)] = next(self._seq)
                 self._note_hooks_of(plugin)
         self._pm.check_pending()
-        self._ordered.clear()
+        self._forget_order()
         return count
 
     def has_callbacks(self) -> bool:
@@ -278,15 +283,35 @@ class HookRegistry:
 
     def get_callbacks_for(self, event: BaseHookEvent) -> list[Callable[[Any], Any]]:
         """Return the callbacks ``event`` will be dispatched to, in call order."""
-        return list(self._callbacks(type(event)))
+        return list(self._callbacks_for(event))
+
+    def _forget_order(self) -> None:
+        self._ordered.clear()
+        self._by_direction.clear()
+
+    def _callbacks_for(self, event: BaseHookEvent) -> tuple[Callable[[Any], Any], ...]:
+        """Return the callbacks of ``event`` in call order, asking the event for its direction if it decides it."""
+        event_type = type(event)
+        if event_type.should_reverse_callbacks is _DEFAULT_DIRECTION:  # a class attribute: `_REVERSE` decides
+            return self._callbacks(event_type)
+        reverse = bool(event.should_reverse_callbacks)
+        cached = self._by_direction.get((event_type, reverse))
+        if cached is None:
+            cached = self._by_direction[(event_type, reverse)] = self._sorted(event_type, reverse)
+        return cached
 
     def _callbacks(self, event_type: type[BaseHookEvent]) -> tuple[Callable[[Any], Any], ...]:
+        """Return the callbacks registered for ``event_type``, in the call order its class attribute gives."""
         cached = self._ordered.get(event_type)
         if cached is not None:
             return cached
+        ordered = self._sorted(event_type, event_type._REVERSE)
+        self._ordered[event_type] = ordered
+        return ordered
+
+    def _sorted(self, event_type: type[BaseHookEvent], reverse: bool) -> tuple[Callable[[Any], Any], ...]:
         name = self._hook_names.get(event_type)
         if name is None or name not in self._active:
-            self._ordered[event_type] = ()
             return ()
         entries: list[tuple[float, int, Callable[[Any], Any]]] = []
         for impl in getattr(self._pm.hook, name).get_hookimpls():
@@ -297,12 +322,9 @@ class HookRegistry:
             seq = self._plugin_seq.get(id(plugin), -1)
             order = HookOrder.SDK_FIRST if impl.tryfirst else HookOrder.SDK_LAST if impl.trylast else HookOrder.DEFAULT
             entries.append((order, seq, impl.function))
-        reverse = event_type._REVERSE
         # Ascending order; within one order, registration order (reversed for After* events).
         entries.sort(key=lambda entry: (entry[0], -entry[1] if reverse else entry[1]))
-        ordered = tuple(entry[2] for entry in entries)
-        self._ordered[event_type] = ordered
-        return ordered
+        return tuple(entry[2] for entry in entries)
 
     async def invoke_callbacks_async(self, event: TEvent) -> tuple[TEvent, list[Interrupt]]:
         """Dispatch ``event`` to its callbacks in order, awaiting async ones; collect interrupts.
@@ -310,24 +332,31 @@ class HookRegistry:
         On an interruptible event every callback runs even after one interrupts, and all interrupts are
         returned together. A callback's exception propagates at once, noted with the event and callback.
         """
-        callbacks = self._callbacks(type(event))
+        callbacks = self._callbacks_for(event)
         if not callbacks:
             return event, []
-        interrupts: dict[str, Interrupt] = {}
+        # This loop is the hot path of every hooked agent: nothing per callback but the call, a None check on what
+        # it returned, and (on interruptible events) noting which callback runs, for the interrupt's audit trail.
+        interrupts: dict[str, Interrupt] | None = None
+        slots: dict[str, Any] | None = _running_slots(event)
         for callback in callbacks:
-            token = CURRENT_CALLBACK.set(callback)
+            if slots is not None:
+                slots[RUNNING_HOOK] = callback
             try:
                 result = callback(event)
-                if inspect.isawaitable(result):
+                if result is not None and inspect.isawaitable(result):  # async defs, objects with async __call__
                     await result
             except InterruptException as exc:
+                if interrupts is None:
+                    interrupts = {}
                 self._collect(event, callback, exc, interrupts)
             except Exception as exc:
                 exc.add_note(f"raised by hook callback {_describe(callback)} on {type(event).__name__}")
                 raise
             finally:
-                CURRENT_CALLBACK.reset(token)
-        return event, list(interrupts.values())
+                if slots is not None:
+                    slots[RUNNING_HOOK] = None
+        return event, [] if interrupts is None else list(interrupts.values())
 
     def invoke_callbacks(self, event: TEvent) -> tuple[TEvent, list[Interrupt]]:
         """Dispatch ``event`` synchronously; every callback must be synchronous.
@@ -336,7 +365,10 @@ class HookRegistry:
             RuntimeError: A callback returned an awaitable.
         """
         interrupts: dict[str, Interrupt] = {}
-        for callback in self._callbacks(type(event)):
+        slots: dict[str, Any] | None = _running_slots(event)
+        for callback in self._callbacks_for(event):
+            if slots is not None:
+                slots[RUNNING_HOOK] = callback
             try:
                 result = callback(event)
             except InterruptException as exc:
@@ -345,7 +377,10 @@ class HookRegistry:
             except Exception as exc:
                 exc.add_note(f"raised by hook callback {_describe(callback)} on {type(event).__name__}")
                 raise
-            if inspect.isawaitable(result):
+            finally:
+                if slots is not None:
+                    slots[RUNNING_HOOK] = None
+            if result is not None and inspect.isawaitable(result):
                 if inspect.iscoroutine(result):
                     result.close()
                 raise RuntimeError(f"event=<{event!r}> | use invoke_callbacks_async to invoke async callback")
@@ -365,6 +400,11 @@ class HookRegistry:
         if name in interrupts:
             raise ValueError(f"interrupt_name=<{name}> | interrupt name used more than once")
         interrupts[name] = exc.interrupt
+
+
+def _running_slots(event: Any) -> dict[str, Any] | None:
+    """Return where an interruptible event keeps the callback that is running (None for other events)."""
+    return event.__dict__ if isinstance(event, _Interruptible) else None
 
 
 def _describe(callback: Any) -> str:

@@ -14,8 +14,11 @@ from .exceptions import InvalidInterruptError, safe_repr
 if TYPE_CHECKING:
     from ..interrupt._state import InterruptSpec, _InterruptState
 
-# The hook callback running in this task, so an interrupt can name who raised it.
+# The hook callback running in this task, so an interrupt can name who raised it. The registry keeps it on the
+# interruptible event being dispatched (`RUNNING_HOOK` in the event's ``__dict__``), which costs a dict store per
+# callback instead of a context-variable set and reset; the context variable is for other dispatchers.
 CURRENT_CALLBACK: contextvars.ContextVar[Any] = contextvars.ContextVar("strandslike_hook", default=None)
+RUNNING_HOOK = "_running_hook"
 _CORE_KINDS = ("tool_call", "input_required", "confirmation")
 
 
@@ -165,7 +168,7 @@ class _Interruptible:
         return None
 
     def _source(self) -> str:
-        callback = CURRENT_CALLBACK.get()
+        callback = getattr(self, "__dict__", {}).get(RUNNING_HOOK) or CURRENT_CALLBACK.get()
         if callback is None:
             return type(self).__name__
         return f"hook {getattr(callback, '__qualname__', None) or callback!r} on {type(self).__name__}"
@@ -246,4 +249,4 @@ def _check_kind(kind: Any) -> str | None:
     return kind
 
 
-__all__ = ["CURRENT_CALLBACK", "InterruptResponse", "InterruptResponseContent", "name_uuid"]
+__all__ = ["CURRENT_CALLBACK", "RUNNING_HOOK", "InterruptResponse", "InterruptResponseContent", "name_uuid"]
