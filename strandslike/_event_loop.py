@@ -227,6 +227,7 @@ async def _model_attempt(
             tool_specs,
             agent.system_prompt,
             tool_choice=tool_choice,
+            system_prompt_content=agent._system_prompt_content,
             invocation_state=invocation_state,
             cancel_signal=agent._cancel_signal,
             model_state=agent._model_state,

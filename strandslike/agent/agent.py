@@ -26,7 +26,7 @@ from ..tools.executors._executor import Emit, ToolExecutor
 from ..tools.journal import ToolJournal
 from ..tools.registry import ToolRegistry
 from ..types.agent import AgentInput
-from ..types.content import Message, Messages
+from ..types.content import Message, Messages, SystemContentBlock, split_system_prompt
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ._metrics import EventLoopMetrics
 from ._model_setup import DEFAULT_RETRY_STRATEGY, resolve_model, resolve_retry_strategy
@@ -64,7 +64,7 @@ class Agent:
         model: Model | str | None = None,
         messages: Messages | None = None,
         tools: Iterable[Any] | None = None,
-        system_prompt: str | None = None,
+        system_prompt: str | list[SystemContentBlock] | None = None,
         callback_handler: Callable[..., Any] | None = None,
         conversation_manager: ConversationManager | None = None,
         record_direct_tool_call: bool = True,
@@ -92,7 +92,9 @@ class Agent:
                 Bedrock model id, as in Strands: ``Agent(model="<id>")`` builds ``BedrockModel(model_id="<id>")``.
             messages: Initial conversation.
             tools: Tools: ``@tool`` functions or `AgentTool` instances; names must be unique.
-            system_prompt: System prompt sent with every model call.
+            system_prompt: System prompt sent with every model call: a string, or a list of system content blocks
+                (text, cache points); `system_prompt` is then their joined text and `system_prompt_content` the
+                blocks.
             callback_handler: Called with ``**event`` for every stream event; None for no output.
             conversation_manager: Trims the conversation after each invocation (default: a sliding window of 40
                 messages, as in Strands; `NullConversationManager` keeps everything).
@@ -207,6 +209,21 @@ class Agent:
 
     def _resume_checks(self) -> AgentResumeChecks:
         return AgentResumeChecks(self)
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The system prompt as text: the prompt string, or the joined text blocks of a block prompt (Strands)."""
+        return self._system_prompt
+
+    @system_prompt.setter
+    def system_prompt(self, value: str | list[SystemContentBlock] | None) -> None:
+        self._system_prompt, self._system_prompt_content = split_system_prompt(value)
+
+    @property
+    def system_prompt_content(self) -> list[SystemContentBlock] | None:
+        """The system prompt as content blocks (a copy of the list), or None when there is no system prompt."""
+        content = self._system_prompt_content
+        return list(content) if content is not None else None
 
     @property
     def tool_names(self) -> list[str]:

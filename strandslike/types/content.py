@@ -85,6 +85,37 @@ class Message(TypedDict):
 Messages: TypeAlias = list[Message]
 
 SystemContentBlock: TypeAlias = dict[str, Any]
+SystemPrompt: TypeAlias = str | list[SystemContentBlock] | None
+
+
+def split_system_prompt(system_prompt: SystemPrompt) -> tuple[str | None, list[SystemContentBlock] | None]:
+    """Return a system prompt as its text and its content blocks, the two forms `Model.stream` receives (Strands).
+
+    A string gives ``(text, [{"text": text}])``; a list of blocks gives the text of its ``text`` blocks joined with
+    newlines (None if it has none) and the list itself; None gives ``(None, None)``.
+
+    Args:
+        system_prompt: A string, a list of system content blocks (text, cache points, ...) or None.
+
+    Raises:
+        TypeError: ``system_prompt`` is none of these.
+    """
+    if isinstance(system_prompt, str):
+        return system_prompt, [{"text": system_prompt}]
+    if isinstance(system_prompt, list):
+        if not all(isinstance(block, dict) for block in system_prompt):
+            raise TypeError(
+                f"system_prompt={system_prompt!r} | a list system prompt must hold content blocks such as "
+                '{"text": "..."} or {"cachePoint": {"type": "default"}}'
+            )
+        texts = [block["text"] for block in system_prompt if "text" in block]
+        return ("\n".join(texts) if texts else None), system_prompt
+    if system_prompt is None:
+        return None, None
+    raise TypeError(
+        f"system_prompt must be a string, a list of content blocks or None, got {type(system_prompt).__name__}"
+    )
+
 
 __all__ = [
     "CachePoint",
@@ -96,4 +127,6 @@ __all__ = [
     "ReasoningContentBlock",
     "Role",
     "SystemContentBlock",
+    "SystemPrompt",
+    "split_system_prompt",
 ]
