@@ -4,7 +4,7 @@ import copy
 from typing import Any
 
 from .._json import ensure_json_serializable, json_problem
-from ..types.exceptions import InvalidStateKeyError, safe_repr
+from ..types.exceptions import InvalidAgentStateError, InvalidStateKeyError, safe_repr
 
 
 class AgentState:
@@ -18,9 +18,9 @@ class AgentState:
     def __init__(self, initial_state: dict[str, Any] | None = None) -> None:
         self._state: dict[str, Any] = {}
         self._version = 0
-        if initial_state:
+        if initial_state is not None:
             if not isinstance(initial_state, dict):
-                raise TypeError(f"state must be a dict or AgentState, got {type(initial_state).__name__}")
+                raise InvalidAgentStateError(initial_state)
             for key, value in initial_state.items():
                 self.set(key, value)
 

@@ -152,7 +152,7 @@ def _write(manager: FileSessionManager, source: StrandsSession) -> None:
         # latest record as progress made after it, and would drop an interrupt state written before them.
         manager.update_agent(session_id, imported.agent)
     for multi_agent_id, state in source.multi_agents.items():
-        manager.update_multi_agent(session_id, _MultiAgentState(multi_agent_id, state))
+        manager.create_multi_agent(session_id, _MultiAgentState(multi_agent_id, state))
 
 
 def _fsync_tree(root: Path) -> None:

@@ -61,7 +61,14 @@ class RepositorySessionManager(SessionManager):
         self._is_new_session = session is None
         if session is None:
             session = Session(session_id=session_id, session_type=SessionType.AGENT)
-            session_repository.create_session(session)
+            try:
+                session_repository.create_session(session)
+            except SessionException:
+                # Another process created it in between (repositories refuse to create a session twice).
+                found = session_repository.read_session(session_id)
+                if found is None:
+                    raise
+                session, self._is_new_session = found, False
         self.session = session
         self._persistence: LogPersistence | RecordPersistence = (
             LogPersistence(self, self._fingerprint)

@@ -251,3 +251,30 @@ class UnclaimedSessionWarning(StrandslikeError, UserWarning):
             "claim_log, append_log, release_log, list_logs and list_sessions (subclass "
             "strandslike.session.LogSessionRepository and check it with strandslike.testing.session_conformance)."
         )
+
+
+class InvalidAgentStateError(StrandslikeError, TypeError, ValueError):
+    """An agent's initial state is neither an `AgentState` nor a dict (a `ValueError`, as in Strands)."""
+
+    code = "INVALID_AGENT_STATE"
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+        super().__init__(
+            f"state must be an AgentState object or a dict, got {type(state).__name__}. "
+            "Pass Agent(state={...}) with JSON-serializable values, or an AgentState."
+        )
+
+
+class SessionStorageError(StrandslikeError, SessionException):
+    """A session file could not be written (permissions, a full disk, a file where a directory belongs)."""
+
+    code = "SESSION_STORAGE"
+
+    def __init__(self, path: str, error: OSError) -> None:
+        self.path = path
+        self.error = error
+        super().__init__(
+            f"{path}: cannot be written ({error.strerror or error}). Check that the storage directory exists and "
+            "is writable by this user; the session was left as it was."
+        )
