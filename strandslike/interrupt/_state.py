@@ -177,6 +177,22 @@ class _InterruptState:
         self.context[key] = value
         self._version += 1
 
+    def adopt(self, interrupt: Interrupt) -> Interrupt:
+        """Register an interrupt raised elsewhere (an agent used as a tool relays its own); keep a known one.
+
+        Raises:
+            NotJSONSerializableError: The interrupt's reason or metadata cannot be persisted.
+        """
+        existing = self.interrupts.get(interrupt.id)
+        if existing is not None:
+            return existing
+        ensure_json_serializable(interrupt.reason, f"The reason of interrupt {interrupt.name!r}")
+        ensure_json_serializable(interrupt.metadata, f"The metadata of interrupt {interrupt.name!r}")
+        self.interrupts[interrupt.id] = interrupt
+        self.record(interrupt, "raised", by=interrupt.source, reason=interrupt.reason)
+        self._version += 1
+        return interrupt
+
     def unanswered(self) -> list[Interrupt]:
         """Return the interrupts still waiting for an answer, in the order they were raised."""
         return [interrupt for interrupt in self.interrupts.values() if not interrupt.answered]

@@ -1,17 +1,5 @@
-"""The final value a tool's ``stream()`` yields when it wants to report the exception behind an error result."""
+"""The final value a tool's ``stream()`` yields (kept here for imports that predate `strandslike.types.events`)."""
 
-from dataclasses import dataclass
+from ..types.events import ToolResultEvent
 
-from ..types.tools import ToolResult
-
-
-@dataclass
-class ToolResultEvent:
-    """A tool result together with the exception that produced it, if any.
-
-    Decorated tools yield this as their last value so `AfterToolCallEvent.exception` can carry the original
-    exception (harness-sdk#1566). Tools may also yield a plain `ToolResult` dict last; both are accepted.
-    """
-
-    result: ToolResult
-    exception: Exception | None = None
+__all__ = ["ToolResultEvent"]

@@ -31,8 +31,9 @@ from anyio.lowlevel import RunVar
 
 from ..interrupt._errors import InterruptError
 from ..interrupt._interrupt import InterruptException
+from ..types._events import ToolInterruptEvent, ToolStreamEvent
+from ..types.events import ToolResultEvent
 from ..types.tools import AgentTool, ToolContext, ToolGenerator, ToolResult, ToolSpec, ToolUse
-from ._result import ToolResultEvent
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -44,9 +45,15 @@ R = TypeVar("R")
 
 # Parameters the framework supplies (or Python binds) and the model therefore never sees.
 _ALWAYS_EXCLUDED = frozenset({"self", "cls", "agent"})
-_ARGS_SECTIONS = frozenset({"args", "arguments", "parameters"})
-_SECTION_HEADER = re.compile(r"^([A-Za-z][A-Za-z ]*):\s*$")
-_ARG_ENTRY = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+# Strands' section names: the parameter section is cut from the description, the others end it.
+_ARGS_HEADERS = ("args:", "arguments:", "parameters:", "param:", "params:")
+_OTHER_HEADERS = (
+    *("returns:", "return:", "yields:", "yield:", "raises:", "raise:", "except:", "exceptions:"),
+    *("examples:", "example:", "note:", "notes:", "see also:", "seealso:", "references:", "ref:"),
+)
+_REST_PARAM = re.compile(r"^:(param|parameter|arg|argument|key|keyword|type)\b[^:]*:")
+_UNDERLINE = re.compile(r"^-{3,}$")
+_NUMPY_PARAM_SECTIONS = frozenset({"parameters", "other parameters", "params", "arguments", "args"})
 
 # anyio's default thread limiter allows 40 threads per event loop, so a batch of more than 40 concurrent sync tools
 # would queue behind it. Tools get their own, larger limiter. It lives in a RunVar (one per event loop, the way anyio
@@ -70,39 +77,78 @@ def _tool_thread_limiter() -> anyio.CapacityLimiter:
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into the description shown to the model and the per-argument texts.
+    """Split a docstring into the description shown to the model and the per-parameter texts.
 
-    The description is the docstring without its ``Args:`` (``Arguments:``, ``Parameters:``) section; other
-    sections such as ``Returns:`` and ``Raises:`` are kept because they help the model use the tool.
+    Parameter texts come from docstring_parser (Google, reST, NumPy and Epydoc styles), as in Strands. The
+    description is the docstring without its parameter documentation: Strands' own cut of the Google ``Args:``
+    section (other sections such as ``Returns:`` and ``Raises:`` are kept because they help the model use the
+    tool), plus the reST ``:param x:`` / ``:type x:`` fields and the NumPy ``Parameters`` section, which Strands
+    leaves in the description.
     """
+    params = {param.arg_name: param.description or f"Parameter {param.arg_name}" for param in _params_of(doc)}
+    lines = _without_numpy_params(_without_rest_params(doc.strip().split("\n")))
     kept: list[str] = []
-    params: dict[str, str] = {}
-    in_args = False
-    entry_indent: int | None = None
-    current: str | None = None
-    for line in doc.splitlines():
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        header = _SECTION_HEADER.match(line)
-        if header is not None:
-            in_args = header.group(1).strip().lower() in _ARGS_SECTIONS
-            entry_indent, current = None, None
-            if in_args:
-                continue
-        elif in_args and (indent > 0 or not stripped):
-            if not stripped:
-                continue
-            entry = _ARG_ENTRY.match(stripped)
-            if entry is not None and (entry_indent is None or indent <= entry_indent):
-                entry_indent, current = indent, entry.group(1)
-                params[current] = entry.group(2).strip()
-            elif current is not None:  # a continuation line of the current entry
-                params[current] = f"{params[current]} {stripped}".strip()
+    skipping = False
+    for line in lines:  # Strands' cut of the Google sections (decorator.py, _extract_description_from_docstring)
+        lowered = line.strip().lower()
+        if lowered.startswith(_ARGS_HEADERS):
+            skipping = True
             continue
-        else:
-            in_args = False  # unindented prose after the Args section belongs to the description again
-        kept.append(line)
+        if lowered.startswith(_OTHER_HEADERS):
+            skipping = False
+            kept.append(line)
+            continue
+        if not skipping:
+            kept.append(line)
     return "\n".join(kept).strip(), params
+
+
+def _params_of(doc: str) -> list[Any]:
+    import docstring_parser  # imported with the first decorated tool, not with strandslike
+
+    try:
+        return list(docstring_parser.parse(doc).params)
+    except docstring_parser.ParseError:
+        return []  # a malformed docstring describes no parameters; the description still comes from its text
+
+
+def _without_rest_params(lines: list[str]) -> list[str]:
+    """Drop reST/Sphinx parameter fields (``:param x:``, ``:type x:``, ...) and their continuation lines."""
+    kept: list[str] = []
+    field_indent: int | None = None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if field_indent is not None and line.strip() and indent > field_indent:
+            continue  # a continuation of the dropped field
+        field_indent = None
+        if _REST_PARAM.match(line.strip()):
+            field_indent = indent
+            continue
+        kept.append(line)
+    return kept
+
+
+def _without_numpy_params(lines: list[str]) -> list[str]:
+    """Drop NumPy-style ``Parameters`` sections (a header underlined with dashes, up to the next such header)."""
+
+    def header_at(index: int) -> bool:
+        return (
+            index + 1 < len(lines) and bool(lines[index].strip()) and bool(_UNDERLINE.match(lines[index + 1].strip()))
+        )
+
+    kept: list[str] = []
+    index = 0
+    skipping = False
+    while index < len(lines):
+        if header_at(index):
+            skipping = lines[index].strip().lower() in _NUMPY_PARAM_SECTIONS
+            if skipping:
+                index += 2
+                continue
+        if not skipping:
+            kept.append(lines[index])
+        index += 1
+    return kept
 
 
 def _resolve_type_hints(func: Callable[..., Any]) -> dict[str, Any]:
@@ -235,25 +281,26 @@ class _FunctionMetadata:
                 f"Cannot resolve the type hint {hint!r} of parameter {param.name!r}: import the type at module "
                 "level (not only under TYPE_CHECKING) so @tool can build the input schema."
             )
-        metadata: list[Any] = []
         text: str | None = None
         if typing.get_origin(hint) is Annotated:
             for extra in hint.__metadata__:
                 if isinstance(extra, str):
-                    text = text or extra
-                else:
-                    metadata.append(extra)  # FieldInfo, annotated_types constraints: pydantic applies them
-            hint = hint.__origin__
+                    text = extra  # the last string wins, as in Strands
+                elif isinstance(extra, FieldInfo):
+                    # Strands refuses it (harness-sdk#511, #1089): a FieldInfo inside Annotated cannot be merged
+                    # reliably with the parameter's own default and description.
+                    raise NotImplementedError(
+                        "Using pydantic.Field within Annotated is not yet supported for tool decorators. "
+                        "Please use a simple string for the description, or define constraints in the function's "
+                        "docstring."
+                    )
+            hint = hint.__origin__  # other metadata is ignored, as in Strands
         default: Any = ... if param.default is inspect.Parameter.empty else param.default
-        explicit = next(
-            (info.description for info in [*metadata, default] if isinstance(info, FieldInfo) and info.description),
-            None,
-        )
+        explicit = default.description if isinstance(default, FieldInfo) else None
         description = explicit or text or arg_docs.get(param.name) or f"Parameter {param.name}"
-        # The last FieldInfo in Annotated wins, so this alias and description override any given earlier; an
-        # explicit Field(description=...) was picked above. A `= Field(...)` default is merged by pydantic.
-        metadata.append(Field(alias=param.name, description=description))
-        annotated = cast(Any, Annotated)[(hint, *metadata)]
+        # The alias keeps the parameter's name on the wire (fields get neutral internal names); a `= Field(...)`
+        # default is merged with it by pydantic, its own description winning as in Strands.
+        annotated = cast(Any, Annotated)[hint, Field(alias=param.name, description=description)]
         return annotated, default
 
     def build_kwargs(self, tool_input: Any) -> dict[str, Any]:
@@ -417,11 +464,11 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
         return {**super().get_display_properties(), "Function": getattr(self._tool_func, "__name__", "")}
 
     async def stream(self, tool_use: ToolUse, invocation_state: dict[str, Any], **kwargs: Any) -> ToolGenerator:
-        """Validate the input, run the function and yield its result as a `ToolResultEvent` (the last value).
+        """Validate the input, run the function and yield Strands' tool events, a `ToolResultEvent` last.
 
-        An async generator function's values are yielded as they come, except the last one, which is its result.
-        Errors become error results the model can read; an `InterruptException` (from ``tool_context.interrupt``)
-        and cancellation propagate, because they are control flow for the executor.
+        An async generator function's values are yielded as they come, each as a `ToolStreamEvent`, and the last
+        one is also its result. Errors become error results the model can read; an interrupt raised by the function
+        (``tool_context.interrupt``) is yielded as a `ToolInterruptEvent`. Cancellation propagates.
 
         Args:
             tool_use: The tool use to execute.
@@ -429,7 +476,7 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
             **kwargs: Reserved for future arguments.
 
         Yields:
-            Progress values of async generator tools, then a `ToolResultEvent`.
+            ``ToolStreamEvent`` s of async generator tools, then a `ToolResultEvent` (or a `ToolInterruptEvent`).
         """
         tool_use_id = tool_use.get("toolUseId", "unknown")
         metadata = self._metadata
@@ -446,7 +493,7 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
                 break
             args.append(call_kwargs.pop(param_name))
         if metadata.is_async_gen:
-            async for event in self._stream_generator(tool_use_id, args, call_kwargs):
+            async for event in self._stream_generator(tool_use, args, call_kwargs):
                 yield event
             return
         func: Callable[..., Any] = self._tool_func
@@ -456,14 +503,18 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
             else:
                 call = functools.partial(func, *args, **call_kwargs)
                 value = await anyio.to_thread.run_sync(call, limiter=_tool_thread_limiter())
-        except (InterruptException, InterruptError):
-            raise
+        except InterruptError:
+            raise  # a stored answer was refused when the tool read it: the run stays interrupted and resumable
+        except InterruptException as interrupt:
+            yield ToolInterruptEvent(tool_use, [interrupt.interrupt])
+            return
         except Exception as exc:
             yield _exception_result(tool_use_id, exc)
             return
         yield ToolResultEvent(_wrap_result(tool_use_id, value))
 
-    async def _stream_generator(self, tool_use_id: str, args: list[Any], kwargs: dict[str, Any]) -> ToolGenerator:
+    async def _stream_generator(self, tool_use: ToolUse, args: list[Any], kwargs: dict[str, Any]) -> ToolGenerator:
+        tool_use_id = tool_use.get("toolUseId", "unknown")
         func: Callable[..., Any] = self._tool_func
         generator = func(*args, **kwargs)
         has_value, last = False, None
@@ -475,18 +526,21 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
                     value = await anext(generator)
                 except StopAsyncIteration:
                     break
-                except (InterruptException, InterruptError):
+                except InterruptError:
                     raise
+                except InterruptException as interrupt:
+                    yield ToolInterruptEvent(tool_use, [interrupt.interrupt])
+                    return
                 except Exception as exc:
-                    if has_value:  # it was progress, not the result: the generator went on (and failed)
-                        yield last
                     yield _exception_result(tool_use_id, exc)
                     return
-                if has_value:
-                    yield last
                 has_value, last = True, value
+                yield ToolStreamEvent(tool_use, value)
         finally:
             await generator.aclose()
+        if not has_value:
+            yield ToolResultEvent(_error_result(tool_use_id, f"Tool '{tool_use.get('name')}' did not return a result"))
+            return
         yield ToolResultEvent(_wrap_result(tool_use_id, last))
 
 

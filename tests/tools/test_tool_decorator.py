@@ -7,9 +7,9 @@ import anyio.lowlevel
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from strandslike.interrupt import InterruptException
 from strandslike.interrupt._state import _InterruptState
 from strandslike.tools import AgentTool, DecoratedFunctionTool, ToolResultEvent, tool
+from strandslike.types._events import ToolInterruptEvent, ToolStreamEvent
 from strandslike.types.tools import ToolContext, ToolUse
 
 
@@ -71,7 +71,7 @@ def test_spec_uses_docstring_without_args_section():
         "json": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "What to look for, possibly several words."},
+                "query": {"type": "string", "description": "What to look for,\npossibly several words."},
                 "limit": {"type": "integer", "default": 10, "description": "How many hits to return."},
             },
             "required": ["query"],
@@ -298,10 +298,10 @@ async def test_bound_method_runs_through_stream():
 
 async def test_bound_method_with_context_interrupts():
     agent = FakeAgent()
-    with pytest.raises(InterruptException) as caught:
-        await collect(DeleteTool("myapp").delete_files, {"paths": ["a"]}, {"agent": agent})
-    assert caught.value.interrupt.name == "myapp-approval"
-    assert caught.value.interrupt.reason == {"paths": ["a"]}
+    events = await collect(DeleteTool("myapp").delete_files, {"paths": ["a"]}, {"agent": agent})
+    assert isinstance(events[-1], ToolInterruptEvent)
+    assert events[-1].interrupts[0].name == "myapp-approval"
+    assert events[-1].interrupts[0].reason == {"paths": ["a"]}
 
 
 # --- execution -----------------------------------------------------------------------------------------------------
@@ -365,8 +365,19 @@ async def test_async_generator_streams_progress_and_last_value_is_result():
         yield "done"
 
     events = await collect(progress, {"steps": 2})
-    assert events[:-1] == [{"progress": 0}, {"progress": 1}]
+    use = tool_use("progress", {"steps": 2})
+    # Strands' shapes: every yielded value as a tool stream event (the last one too), then the result.
+    assert events[:-1] == [
+        {"type": "tool_stream", "tool_stream_event": {"tool_use": use, "data": {"progress": 0}}},
+        {"type": "tool_stream", "tool_stream_event": {"tool_use": use, "data": {"progress": 1}}},
+        {"type": "tool_stream", "tool_stream_event": {"tool_use": use, "data": "done"}},
+    ]
+    assert all(isinstance(event, ToolStreamEvent) for event in events[:-1])
     assert events[-1] == ToolResultEvent({"toolUseId": "id-1", "status": "success", "content": [{"text": "done"}]})
+    assert events[-1] == {
+        "type": "tool_result",
+        "tool_result": {"toolUseId": "id-1", "status": "success", "content": [{"text": "done"}]},
+    }
 
 
 async def test_async_generator_error_after_progress():
@@ -377,7 +388,7 @@ async def test_async_generator_error_after_progress():
         raise RuntimeError("broke")
 
     events = await collect(failing)
-    assert events[0] == "step"
+    assert events[0]["tool_stream_event"]["data"] == "step"
     assert text_of(events[-1]) == "Error: RuntimeError - broke"
     assert isinstance(events[-1].exception, RuntimeError)
 
@@ -556,29 +567,34 @@ async def test_agent_parameter_receives_the_agent():
     assert text_of(await run(f, {}, {"agent": FakeAgent()})) == "FakeAgent"
 
 
-async def test_interrupt_propagates_out_of_stream():
+async def test_interrupt_is_yielded_as_a_tool_interrupt_event():
     @tool(context=True)
     def ask(tool_context: ToolContext) -> str:
         """Ask."""
         return tool_context.interrupt("ask", reason="why")
 
     agent = FakeAgent()
-    with pytest.raises(InterruptException) as caught:
-        await collect(ask, {}, {"agent": agent})
-    assert caught.value.interrupt.name == "ask"
-    assert caught.value.interrupt.id.startswith("v1:tool_call:id-1:")
-    assert list(agent._interrupt_state.interrupts) == [caught.value.interrupt.id]
+    events = await collect(ask, {}, {"agent": agent})
+    assert len(events) == 1
+    assert isinstance(events[0], ToolInterruptEvent)
+    (interrupt,) = events[0].interrupts
+    assert interrupt.name == "ask"
+    assert interrupt.id.startswith("v1:tool_call:id-1:")
+    assert events[0] == {"tool_interrupt_event": {"tool_use": tool_use("ask"), "interrupts": [interrupt]}}
+    assert list(agent._interrupt_state.interrupts) == [interrupt.id]
 
 
-async def test_interrupt_propagates_out_of_async_generator():
+async def test_interrupt_in_an_async_generator_is_yielded_as_an_event():
     @tool(context=True)
     async def ask(tool_context: ToolContext):
         """Ask."""
         yield "before"
         yield tool_context.interrupt("ask")
 
-    with pytest.raises(InterruptException):
-        await collect(ask, {}, {"agent": FakeAgent()})
+    events = await collect(ask, {}, {"agent": FakeAgent()})
+    assert events[0]["tool_stream_event"]["data"] == "before"
+    assert isinstance(events[-1], ToolInterruptEvent)
+    assert events[-1].interrupts[0].name == "ask"
 
 
 async def test_answered_interrupt_returns_the_response():

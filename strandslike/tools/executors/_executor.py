@@ -10,13 +10,15 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ...hooks.events import AfterToolCallEvent, BeforeToolCallEvent
 from ...interrupt import Interrupt, InterruptError, InterruptException
 from ...telemetry.spans import current_tracer
+from ...types._events import ToolInterruptEvent, ToolStreamEvent
+from ...types.events import ToolResultEvent
 from ...types.tools import MODEL_CALL, RESTART, AgentTool, RestartInfo, ToolResult, ToolUse
-from .._result import ToolResultEvent
 from .._result_check import storable_result
 from ._recovery import recovered_result
 
@@ -254,27 +256,34 @@ async def _call(
     tool_use_id = tool_use["toolUseId"]
     if selected is None:
         return error_result(tool_use_id, f"Unknown tool: {tool_use['name']}"), None
+    # Strands' reading of a tool's stream: typed events (results, interrupts, stream events) are taken as they are;
+    # any other value is progress, and the last such value is the result of a tool that yields no result event.
     last = _NOTHING
     try:
-        async for value in selected.stream(tool_use, invocation_state):
-            if last is not _NOTHING and emit is not None:
-                emit({"tool_stream_event": {"tool_use": tool_use, "data": last}})
-            last = value
+        async with aclosing(selected.stream(tool_use, invocation_state)) as events:
+            async for value in events:
+                if isinstance(value, ToolResultEvent):
+                    if value.exception is not None:
+                        _log_failure(tool_use, value.exception)
+                    return value.tool_result, value.exception
+                if isinstance(value, ToolInterruptEvent):
+                    return _interrupted(invocation_state, tool_use, value.interrupts, emit), None
+                if isinstance(value, ToolStreamEvent):
+                    if emit is not None:
+                        emit({"tool_stream_event": value["tool_stream_event"]})
+                    continue
+                if emit is not None:
+                    emit({"tool_stream_event": {"tool_use": tool_use, "data": value}})
+                last = value
     except InterruptError:
         raise  # a stored answer was refused when the tool read it: the run stays interrupted and resumable
     except InterruptException as interrupt:
-        if emit is not None:
-            emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": [interrupt.interrupt]}})
-        return [interrupt.interrupt], None
+        return _interrupted(invocation_state, tool_use, [interrupt.interrupt], emit), None
     except Exception as exc:
         _log_failure(tool_use, exc)
         return error_result(tool_use_id, f"Error: {exc}"), exc
     if last is _NOTHING:
         return error_result(tool_use_id, f"Tool '{tool_use['name']}' did not return a result"), None
-    if isinstance(last, ToolResultEvent):
-        if last.exception is not None:
-            _log_failure(tool_use, last.exception)
-        return last.result, last.exception
     return last, None
 
 
@@ -291,6 +300,20 @@ def _log_failure(tool_use: ToolUse, exc: Exception) -> None:
 
 def _names(tool_use: ToolUse) -> tuple[str, str]:
     return tool_use["name"], tool_use["toolUseId"]
+
+
+def _interrupted(
+    invocation_state: dict[str, Any], tool_use: ToolUse, interrupts: list[Interrupt], emit: Emit | None
+) -> list[Interrupt]:
+    """Register interrupts a tool reported itself (an agent used as a tool relays its own) and report them."""
+    agent = invocation_state.get("agent")
+    state = getattr(agent, "_interrupt_state", None)
+    if state is not None:
+        for interrupt in interrupts:
+            state.adopt(interrupt)
+    if emit is not None:
+        emit({"tool_interrupt_event": {"tool_use": tool_use, "interrupts": interrupts}})
+    return list(interrupts)
 
 
 def _finish(result: ToolResult, tool_use_id: str) -> ToolResult:
