@@ -2,7 +2,7 @@
 
 import inspect
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -10,6 +10,7 @@ from .._event_loop import append_message, run_cycles
 from .._identifier import validate_id
 from .._streams import iterate_events
 from .._sync import run_sync
+from .._trace import trace_attribute_values
 from ..hooks.events import AfterInvocationEvent, AgentInitializedEvent, BeforeInvocationEvent
 from ..hooks.registry import PROJECT, HookOrder, HookProvider, HookRegistry
 from ..interrupt import Interrupt, NotInterruptedError
@@ -84,6 +85,8 @@ class Agent:
         structured_output_prompt: str | None = None,
         retry_strategy: ModelRetryStrategy | Any | None = DEFAULT_RETRY_STRATEGY,
         unfinished_tool_policy: Literal["report", "rerun"] = "report",
+        load_tools_from_directory: bool = False,
+        trace_attributes: Mapping[str, Any] | None = None,
     ) -> None:
         """Configure the agent; nothing runs until it is invoked.
 
@@ -125,6 +128,10 @@ class Agent:
                 ``"report"`` it to the model as an error with an unknown outcome, without running it again (the
                 default; idempotent tools run again anyway), or ``"rerun"`` every such tool (see
                 `docs/exactly-once.md`).
+            load_tools_from_directory: Load the tools of ``./tools/*.py`` (as Strands does), and load them again when
+                a file is added or changed, at the start of the next invocation.
+            trace_attributes: Attributes added to the agent's spans when tracing is on; values that are not
+                strings, numbers, booleans or lists of them are dropped, as in Strands.
         """
         self.model = resolve_model(model)
         self.messages: Messages = initial_messages(messages)
@@ -143,6 +150,10 @@ class Agent:
         self.state = state if isinstance(state, AgentState) else AgentState(state)
         self.tool_registry = ToolRegistry()
         self.tool_registry.process_tools(tools or ())
+        self.load_tools_from_directory = load_tools_from_directory
+        if load_tools_from_directory:
+            self.tool_registry.reload_changed_tools()
+        self.trace_attributes = trace_attribute_values(trace_attributes)
         self.tool_executor: ToolExecutor = tool_executor or ConcurrentToolExecutor()
         self.event_loop_metrics = EventLoopMetrics()
         self.conversation_manager: ConversationManager = (
@@ -394,6 +405,8 @@ class Agent:
                 raise ModelNotConfiguredError()
             if self._cancel_signal.is_set():  # clear() takes the event's lock: only when needed
                 self._cancel_signal.clear()
+            if self.load_tools_from_directory:
+                self.tool_registry.reload_changed_tools()
             state = {
                 **invocation_state,
                 "agent": self,

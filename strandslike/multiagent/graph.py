@@ -15,13 +15,14 @@ import copy
 import inspect
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import anyio
 
 from .._identifier import validate_id
+from .._trace import trace_attribute_values
 from ..agent.agent import Agent
 from ..hooks.registry import HookProvider
 from ..plugins.multiagent_plugin import MultiAgentPlugin
@@ -333,7 +334,7 @@ class Graph(Orchestrator):
         session_manager: Any = None,
         hooks: list[HookProvider] | None = None,
         id: str = "default_graph",
-        trace_attributes: dict[str, Any] | None = None,
+        trace_attributes: Mapping[str, Any] | None = None,
         plugins: list[MultiAgentPlugin] | None = None,
     ) -> None:
         """Build a graph; prefer `GraphBuilder`, which validates the structure.
@@ -348,7 +349,7 @@ class Graph(Orchestrator):
         self.execution_timeout = execution_timeout
         self.node_timeout = node_timeout
         self.reset_on_revisit = reset_on_revisit
-        self.trace_attributes = trace_attributes or {}
+        self.trace_attributes = trace_attribute_values(trace_attributes)
         self._outgoing: dict[str, list[GraphEdge]] = {node_id: [] for node_id in nodes}
         self._incoming: dict[str, list[GraphEdge]] = {node_id: [] for node_id in nodes}
         for edge in self.edges:

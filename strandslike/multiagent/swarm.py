@@ -10,11 +10,13 @@ import functools
 import json
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
+from .._trace import trace_attribute_values
 from ..agent.agent import Agent
 from ..hooks.registry import HookProvider
 from ..plugins.multiagent_plugin import MultiAgentPlugin
@@ -152,7 +154,7 @@ class Swarm(Orchestrator):
         session_manager: Any = None,
         hooks: list[HookProvider] | None = None,
         id: str = "default_swarm",
-        trace_attributes: dict[str, Any] | None = None,
+        trace_attributes: Mapping[str, Any] | None = None,
         plugins: list[MultiAgentPlugin] | None = None,
         preserve_node_history: bool = False,
     ) -> None:
@@ -169,7 +171,7 @@ class Swarm(Orchestrator):
         self.repetitive_handoff_detection_window = repetitive_handoff_detection_window
         self.repetitive_handoff_min_unique_agents = repetitive_handoff_min_unique_agents
         self.preserve_node_history = preserve_node_history
-        self.trace_attributes = trace_attributes or {}
+        self.trace_attributes = trace_attribute_values(trace_attributes)
         self._setup(id, hooks, session_manager)
         self.nodes: dict[str, SwarmNode] = {}
         for agent in nodes:

@@ -140,8 +140,8 @@ class ToolNameConflictError(StrandslikeError, ValueError):
     def __init__(self, name: str) -> None:
         self.name = name
         super().__init__(
-            f"Tool name {name!r} is used by more than one tool. Tool names must be unique within an agent; "
-            "rename one with @tool(name=...)."
+            f"Tool name '{name}' already exists. Cannot register tools with exact same name. Tool names must be "
+            "unique within an agent; rename one with @tool(name=...)."
         )
 
 

@@ -131,6 +131,12 @@ MODEL_CALL: contextvars.ContextVar[ToolUse | None] = contextvars.ContextVar("str
 class AgentTool(ABC):
     """Base class of tools: a name, a spec, and an async generator whose last value is the `ToolResult`."""
 
+    _is_dynamic: bool = False
+
+    def __init__(self) -> None:
+        """Start as a tool that was not loaded at run time."""
+        self._is_dynamic = False
+
     @property
     @abstractmethod
     def tool_name(self) -> str:
@@ -153,8 +159,12 @@ class AgentTool(ABC):
 
     @property
     def is_dynamic(self) -> bool:
-        """Whether the tool was added at run time."""
-        return False
+        """Whether the tool was loaded at run time (from a file path, a module path or a tools directory)."""
+        return self._is_dynamic
+
+    def mark_dynamic(self) -> None:
+        """Mark the tool as loaded at run time."""
+        self._is_dynamic = True
 
     @property
     def idempotent(self) -> bool:

@@ -14,7 +14,6 @@ from strandslike.types.exceptions import (
     MaxTokensReachedException,
     ModelNotConfiguredError,
     NotJSONSerializableError,
-    ToolNameConflictError,
 )
 
 
@@ -73,14 +72,14 @@ def test_model_that_is_neither_a_model_nor_an_id_is_refused(bad):
         Agent(model=bad)
 
 
-def test_duplicate_tool_names_fail_at_construction():
+def test_duplicate_tool_names_replace_as_in_strands():
     @tool(name="add")
     def other(x: int) -> int:
         """Other."""
         return x
 
-    with pytest.raises(ToolNameConflictError, match="'add'"):
-        Agent(tools=[add, other])
+    # Decorated tools support hot reload, so in Strands a later tool of the same name replaces the earlier one.
+    assert Agent(tools=[add, other]).tool_registry.registry["add"] is other
 
 
 async def test_second_concurrent_invocation_raises_concurrency_exception():
