@@ -11,7 +11,7 @@ import functools
 import threading
 import time
 from collections.abc import Iterable
-from contextlib import nullcontext
+from contextlib import aclosing, nullcontext
 from typing import Any
 
 import anyio
@@ -431,16 +431,50 @@ class Orchestrator(MultiAgentBase):
                 emit({"type": "multiagent_node_stream", "node_id": node_id, "event": event})
 
         outcome: AgentResult | MultiAgentResult
-        if isinstance(executor, Agent):
+        if isinstance(executor, Agent) and _overrides_entry_points(executor):
+            # A subclass that overrides stream_async or invoke_async (as Strands' own tests do) runs through them.
+            outcome = await _invoke_overridden(executor, prompt, dict(invocation_state), node_emit)
+            final: dict[str, Any] = {"result": outcome}
+        elif isinstance(executor, Agent):
             handler = executor._handler_emit()
             outcome = await executor._invoke(prompt, dict(invocation_state), _chain(handler, node_emit))
-            final: dict[str, Any] = {"result": outcome}
+            final = {"result": outcome}
         else:
             outcome = await executor._execute(prompt, dict(invocation_state), node_emit)
             final = {"type": "multiagent_result", "result": outcome}
         if node_emit is not None:
             node_emit(final)  # the node's own final event, as its stream_async would end
         return outcome
+
+
+def _overrides_entry_points(agent: Agent) -> bool:
+    cls = type(agent)
+    if cls is Agent:
+        return False
+    return cls.stream_async is not Agent.stream_async or cls.invoke_async is not Agent.invoke_async
+
+
+async def _invoke_overridden(
+    agent: Agent, prompt: Any, invocation_state: dict[str, Any], node_emit: Emit | None
+) -> AgentResult:
+    """Run an Agent subclass node through its own stream_async (as Strands does) or, failing that, invoke_async."""
+    if type(agent).stream_async is not Agent.stream_async:
+        result: Any = None
+        events: Any = agent.stream_async(prompt, invocation_state=invocation_state)
+        async with aclosing(events):
+            async for event in events:
+                if isinstance(event, dict) and "result" in event:
+                    result = event["result"]
+                elif node_emit is not None:
+                    node_emit(event)
+    else:
+        result = await agent.invoke_async(prompt, invocation_state=invocation_state)
+    if not isinstance(result, AgentResult):
+        raise TypeError(
+            f"{type(agent).__name__} produced {type(result).__name__} instead of an AgentResult; its stream_async "
+            "must end with {'result': AgentResult(...)} and its invoke_async must return one"
+        )
+    return result
 
 
 def _chain(first: Emit | None, second: Emit | None) -> Emit | None:

@@ -1,5 +1,6 @@
 """Shared multi-agent types: `Status`, `NodeResult`, `MultiAgentResult` and the `MultiAgentBase` contract."""
 
+import warnings
 from abc import ABC
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
@@ -234,8 +235,16 @@ class MultiAgentBase(ABC):
                 yield event
 
     def __call__(self, task: Any, invocation_state: dict[str, Any] | None = None, **kwargs: Any) -> MultiAgentResult:
-        """Blocking twin of `invoke_async`; works with and without a running event loop."""
-        return run_sync(self.invoke_async, task, invocation_state, **kwargs)
+        """Blocking twin of `invoke_async`; works with and without a running event loop.
+
+        Extra keyword arguments are merged into the invocation state (with Strands' deprecation warning), and
+        `invoke_async` receives that state, as in Strands.
+        """
+        state = dict(invocation_state or {})
+        if kwargs:
+            state.update(kwargs)
+            warnings.warn("`**kwargs` parameter is deprecating, use `invocation_state` instead.", stacklevel=2)
+        return run_sync(self.invoke_async, task, state)
 
     async def _execute(self, task: Any, invocation_state: dict[str, Any], emit: Emit | None) -> MultiAgentResult:
         """Run or resume the orchestration, reporting events through ``emit``.
