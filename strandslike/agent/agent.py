@@ -29,6 +29,8 @@ from ..tools.registry import ToolRegistry
 from ..types.agent import AgentInput
 from ..types.content import Message, Messages, SystemContentBlock, split_system_prompt
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
+from ..types.tools import AgentTool
+from ._agent_as_tool import _Delegation, wants_delegation
 from ._metrics import EventLoopMetrics
 from ._model_setup import DEFAULT_RETRY_STRATEGY, resolve_model, resolve_retry_strategy
 from ._prompt import dangling_tool_uses, initial_messages, is_interrupt_responses, prompt_to_messages
@@ -185,6 +187,8 @@ class Agent:
         self._plugin_registry.add_all(plugins)
         if load_entry_points:
             load_entry_point_plugins(self, self._plugin_registry)
+        if wants_delegation(self):  # registered only when used: its hooks would build events for every agent
+            self.hooks.add_hook(_Delegation())
         self.hooks.invoke_callbacks(AgentInitializedEvent(self))
 
     def _register(self, hook: Any) -> None:
@@ -196,6 +200,39 @@ class Agent:
             self.hooks.add_callback(None, hook)
         else:
             raise ValueError(f"Invalid hook: {hook!r}. Must be a HookProvider instance or a callable hook callback.")
+
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        preserve_context: bool = False,
+        delegate: bool = False,
+    ) -> AgentTool:
+        """Make this agent a tool of another agent; the tool takes one ``input`` string (Strands 1.62).
+
+        An interrupt raised inside this agent reaches the outer agent's caller (under an id namespaced by the
+        tool call); answering it resumes this agent where it stopped, also from a new process when the outer
+        agent has a session manager.
+
+        Args:
+            name: The tool name (letters, digits, ``_`` or ``-``, at most 64); default: the agent's name.
+            description: The tool description; default: the agent's description, or a generic one.
+            preserve_context: Keep this agent's conversation across calls. When False (the default) each call
+                starts from the messages and state the agent had when the tool was made, and an interrupted turn
+                is kept by the outer agent, so it resumes after a restart; when True the agent needs its own
+                session manager for that.
+            delegate: End the outer agent's turn with this tool's answer, without another model call; the tool
+                must then be the only one called in its turn.
+
+        Raises:
+            ValueError: ``preserve_context`` is False and the agent has a session manager.
+        """
+        from ._agent_as_tool import _AgentAsTool
+
+        return _AgentAsTool(
+            self, name=name or self.name, description=description, preserve_context=preserve_context, delegate=delegate
+        )
 
     @property
     def tool(self) -> ToolCaller:

@@ -170,7 +170,8 @@ def resume(args: argparse.Namespace) -> int:
 
 def _print_result(args: argparse.Namespace, result: AgentResult) -> None:
     if args.json:
-        out(common.to_json(result.to_dict()))
+        interrupts = [interrupt.to_dict() for interrupt in result.interrupts or ()]
+        out(common.to_json({**result.to_dict(), "interrupts": interrupts}))  # always listed, even when empty
         return
     if result.replayed:
         out("These answers were already applied and the agent went on: this was a replay, nothing ran again")
