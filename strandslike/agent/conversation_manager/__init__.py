@@ -4,10 +4,18 @@
 - `NullConversationManager`: keeps the whole history.
 - `SlidingWindowConversationManager`: keeps the latest messages (and optionally the first few), never splitting
   a tool use from its result.
+- `SummarizingConversationManager`: replaces the oldest messages with a summary written by the model (or an agent)
+  when the context overflows.
 """
 
 from .conversation_manager import ConversationManager
 from .null_conversation_manager import NullConversationManager
 from .sliding_window_conversation_manager import SlidingWindowConversationManager
+from .summarizing_conversation_manager import SummarizingConversationManager
 
-__all__ = ["ConversationManager", "NullConversationManager", "SlidingWindowConversationManager"]
+__all__ = [
+    "ConversationManager",
+    "NullConversationManager",
+    "SlidingWindowConversationManager",
+    "SummarizingConversationManager",
+]
