@@ -26,11 +26,12 @@ from ..tools.executors import ConcurrentToolExecutor
 from ..tools.executors._executor import Emit, ToolExecutor
 from ..tools.journal import ToolJournal
 from ..tools.registry import ToolRegistry
-from ..types.agent import AgentInput
+from ..types.agent import AgentInput, ConcurrentInvocationMode
 from ..types.content import Message, Messages, SystemContentBlock, split_system_prompt
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ..types.tools import AgentTool
 from ._agent_as_tool import _Delegation, wants_delegation
+from ._concurrency import ConcurrencyController
 from ._metrics import EventLoopMetrics
 from ._model_setup import DEFAULT_RETRY_STRATEGY, resolve_model, resolve_retry_strategy
 from ._prompt import dangling_tool_uses, initial_messages, is_interrupt_responses, prompt_to_messages
@@ -89,6 +90,7 @@ class Agent:
         unfinished_tool_policy: Literal["report", "rerun"] = "report",
         load_tools_from_directory: bool = False,
         trace_attributes: Mapping[str, Any] | None = None,
+        concurrent_invocation_mode: ConcurrentInvocationMode | str = ConcurrentInvocationMode.THROW,
     ) -> None:
         """Configure the agent; nothing runs until it is invoked.
 
@@ -134,6 +136,9 @@ class Agent:
                 a file is added or changed, at the start of the next invocation.
             trace_attributes: Attributes added to the agent's spans when tracing is on; values that are not
                 strings, numbers, booleans or lists of them are dropped, as in Strands.
+            concurrent_invocation_mode: ``THROW`` (the default): a second invocation while one runs raises
+                `ConcurrencyException`, unless it carries the running one's ``idempotency_token``.
+                ``UNSAFE_REENTRANT``: no lock, invocations may overlap, with no guarantee about the result.
         """
         self.model = resolve_model(model)
         self.messages: Messages = initial_messages(messages)
@@ -169,7 +174,8 @@ class Agent:
         self.hooks = HookRegistry()
         self._interrupt_state = _InterruptState()
         self._cancel_signal = threading.Event()
-        self._invocation_lock = threading.Lock()
+        self._concurrency = ConcurrencyController(_invocation_mode(concurrent_invocation_mode))
+        self._invocation_lock = self._concurrency.lock  # direct tool calls take it too
         self._model_state: dict[str, Any] = {}
         self._tool_caller = ToolCaller(self)
         # When each tool body started and ended; a session manager attaches itself to make it durable.
@@ -274,6 +280,11 @@ class Agent:
         return list(content) if content is not None else None
 
     @property
+    def concurrent_invocation_mode(self) -> ConcurrentInvocationMode:
+        """The concurrency mode the agent was built with."""
+        return self._concurrency.mode
+
+    @property
     def tool_names(self) -> list[str]:
         """Names of the agent's tools."""
         return self.tool_registry.tool_names
@@ -295,6 +306,7 @@ class Agent:
         invocation_state: dict[str, Any] | None = None,
         structured_output_model: "type[BaseModel] | None" = None,
         structured_output_prompt: str | None = None,
+        idempotency_token: Any = None,
         **kwargs: Any,
     ) -> AgentResult:
         """Blocking twin of `invoke_async`; works with and without a running event loop."""
@@ -304,6 +316,7 @@ class Agent:
             invocation_state=invocation_state,
             structured_output_model=structured_output_model,
             structured_output_prompt=structured_output_prompt,
+            idempotency_token=idempotency_token,
             **kwargs,
         )
 
@@ -314,6 +327,7 @@ class Agent:
         invocation_state: dict[str, Any] | None = None,
         structured_output_model: "type[BaseModel] | None" = None,
         structured_output_prompt: str | None = None,
+        idempotency_token: Any = None,
         **kwargs: Any,
     ) -> AgentResult:
         """Run the agent on ``prompt`` (or resume it with interrupt responses) and return the result.
@@ -324,10 +338,14 @@ class Agent:
             structured_output_model: A pydantic model the run must produce as ``result.structured_output``
                 (overrides the agent's). A resume continues the structured output of the run it resumes.
             structured_output_prompt: Overrides the agent's ``structured_output_prompt`` for this call.
+            idempotency_token: Deduplicates a retried request (``THROW`` mode; matched with ``==``): while an
+                invocation with an equal token runs, this call waits for it and returns its result (its events are
+                not streamed again; the callback handler gets the result) or raises its error.
             **kwargs: Merged into the invocation state (Strands' older form).
 
         Raises:
-            ConcurrencyException: The agent is already running.
+            ConcurrencyException: The agent is already running (another token, or none).
+            IdempotencyAbortedError: The invocation this call waited on ended without a result.
             PendingInterruptsError: The agent is interrupted and ``prompt`` is not interrupt responses.
             UnknownInterruptError: A response names an unknown interrupt id.
             NotInterruptedError: Interrupt responses were given but the agent is not interrupted.
@@ -336,12 +354,17 @@ class Agent:
             ModelNotConfiguredError: The agent has no model.
             StructuredOutputValidationError: The model's structured output kept failing validation.
         """
-        return await self._invoke(
+        emit = self._handler_emit()
+        result = await self._invoke(
             prompt,
             _merge(invocation_state, kwargs),
-            self._handler_emit(),
+            emit,
             (structured_output_model, structured_output_prompt),
+            idempotency_token,
         )
+        if emit is not None:
+            emit({"result": result})
+        return result
 
     def structured_output(self, output_model: type[T], prompt: AgentInput = None) -> T:
         """Blocking twin of `structured_output_async`."""
@@ -375,6 +398,7 @@ class Agent:
         invocation_state: dict[str, Any] | None = None,
         structured_output_model: "type[BaseModel] | None" = None,
         structured_output_prompt: str | None = None,
+        idempotency_token: Any = None,
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
         """Run the agent and yield its events as they happen; the last event is ``{"result": AgentResult}``.
@@ -397,7 +421,12 @@ class Agent:
                     handler(event)
                     send(event)
 
-            return await self._invoke(prompt, merged, emit, (structured_output_model, structured_output_prompt))
+            result = await self._invoke(
+                prompt, merged, emit, (structured_output_model, structured_output_prompt), idempotency_token
+            )
+            if handler is not None:
+                handler({"result": result})
+            return result
 
         # Close the inner generator here, in this task, when the consumer stops early.
         async with aclosing(iterate_events(run, lambda result: {"result": result})) as events:
@@ -420,53 +449,78 @@ class Agent:
         invocation_state: dict[str, Any],
         emit: Emit | None,
         structured_request: "tuple[type[BaseModel] | None, str | None]" = (None, None),
+        idempotency_token: Any = None,
     ) -> AgentResult:
         tracer = current_tracer()
         if tracer is None:  # tracing off (the default): no span, no cost
-            return await self._run_invocation(prompt, invocation_state, emit, structured_request)
-        return await tracer.trace_agent(self, self._run_invocation, prompt, invocation_state, emit, structured_request)
+            return await self._invoke_once(prompt, invocation_state, emit, structured_request, idempotency_token)
+        return await tracer.trace_agent(
+            self, self._invoke_once, prompt, invocation_state, emit, structured_request, idempotency_token
+        )
+
+    async def _invoke_once(
+        self,
+        prompt: AgentInput,
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+        structured_request: "tuple[type[BaseModel] | None, str | None]",
+        idempotency_token: Any,
+    ) -> AgentResult:
+        concurrency = self._concurrency
+        begin = concurrency.begin(idempotency_token)
+        if begin.waiting_on is not None:  # a duplicate of the invocation in flight: its outcome is ours
+            return await begin.waiting_on.outcome()
+        if not begin.lock_acquired:
+            refused = ConcurrencyException(
+                "Agent is already processing a request. Concurrent invocations are not supported."
+            )
+            concurrency.complete(begin.registered_token, error=refused)
+            raise refused
+        result: AgentResult | None = None
+        try:
+            result = await self._run_invocation(prompt, invocation_state, emit, structured_request)
+            return result
+        except Exception as exc:
+            concurrency.complete(begin.registered_token, error=exc)
+            raise
+        finally:
+            concurrency.complete(begin.registered_token, result=result)  # no result: waiters learn it was aborted
+            concurrency.release()
 
     async def _run_invocation(
         self,
         prompt: AgentInput,
         invocation_state: dict[str, Any],
         emit: Emit | None,
-        structured_request: "tuple[type[BaseModel] | None, str | None]" = (None, None),
+        structured_request: "tuple[type[BaseModel] | None, str | None]",
     ) -> AgentResult:
-        if not self._invocation_lock.acquire(blocking=False):
-            raise ConcurrencyException(
-                "Agent is already processing a request. Concurrent invocations are not supported."
-            )
+        if self.model is None:
+            raise ModelNotConfiguredError()
+        if self._cancel_signal.is_set():  # clear() takes the event's lock: only when needed
+            self._cancel_signal.clear()
+        if self.load_tools_from_directory:
+            self.tool_registry.reload_changed_tools()
+        state = {
+            **invocation_state,
+            "agent": self,
+            "request_state": dict(invocation_state.get("request_state", {})),
+        }
+        if not self._interrupt_state.activated and is_interrupt_responses(prompt):
+            replay = replayed_result(self, prompt)
+            if replay is not None:
+                return replay  # the same answers already ran to completion: nothing runs twice
+        if emit is not None:
+            emit({"init_event_loop": True})
+        structured = start_structured_output(self, *structured_request)
         try:
-            if self.model is None:
-                raise ModelNotConfiguredError()
-            if self._cancel_signal.is_set():  # clear() takes the event's lock: only when needed
-                self._cancel_signal.clear()
-            if self.load_tools_from_directory:
-                self.tool_registry.reload_changed_tools()
-            state = {
-                **invocation_state,
-                "agent": self,
-                "request_state": dict(invocation_state.get("request_state", {})),
-            }
-            if not self._interrupt_state.activated and is_interrupt_responses(prompt):
-                replay = replayed_result(self, prompt)
-                if replay is not None:
-                    return replay  # the same answers already ran to completion: nothing runs twice
-            if emit is not None:
-                emit({"init_event_loop": True})
-            structured = start_structured_output(self, *structured_request)
-            try:
-                current: AgentInput = prompt
-                while True:
-                    result, resume = await self._pass(current, state, emit, structured)
-                    if resume is None:
-                        return result
-                    current = resume
-            finally:
-                finish_structured_output(self, structured)
+            current: AgentInput = prompt
+            while True:
+                result, resume = await self._pass(current, state, emit, structured)
+                if resume is None:
+                    return result
+                current = resume
         finally:
-            self._invocation_lock.release()
+            finish_structured_output(self, structured)
 
     def _input_messages(self, prompt: AgentInput) -> Messages:
         """Apply a resume, or convert a new prompt into the messages to append; validate before changing anything."""
@@ -524,6 +578,16 @@ class Agent:
                 await hooks.invoke_callbacks_async(after)
                 resume = after.resume
         return final, resume
+
+
+def _invocation_mode(mode: Any) -> ConcurrentInvocationMode:
+    try:
+        return ConcurrentInvocationMode(mode)
+    except ValueError:
+        choices = ", ".join(repr(m.value) for m in ConcurrentInvocationMode)
+        raise ValueError(
+            f"concurrent_invocation_mode={mode!r} | must be a ConcurrentInvocationMode ({choices})"
+        ) from None
 
 
 def _merge(invocation_state: dict[str, Any] | None, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -1,11 +1,12 @@
 """Wire types shared across strandslike: messages, tools, stream events and exceptions."""
 
-from .agent import AgentInput
+from .agent import AgentInput, ConcurrentInvocationMode
 from .content import ContentBlock, Message, Messages
 from .exceptions import (
     ConcurrencyException,
     ContextWindowOverflowException,
     EventLoopException,
+    IdempotencyAbortedError,
     MaxTokensReachedException,
     ModelThrottledException,
     ProviderNotInstalledError,
@@ -21,9 +22,11 @@ __all__ = [
     "AgentInput",
     "AgentTool",
     "ConcurrencyException",
+    "ConcurrentInvocationMode",
     "ContentBlock",
     "ContextWindowOverflowException",
     "EventLoopException",
+    "IdempotencyAbortedError",
     "MaxTokensReachedException",
     "Message",
     "Messages",

@@ -99,6 +99,10 @@ class ConcurrencyException(Exception):
     """The agent is already running an invocation (Strands name)."""
 
 
+class IdempotencyAbortedError(Exception):
+    """An invocation waited on a duplicate ``idempotency_token`` whose invocation ended without a result (Strands)."""
+
+
 class SessionException(Exception):
     """A session could not be read or written (Strands name)."""
 
