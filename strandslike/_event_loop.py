@@ -233,6 +233,10 @@ async def _model_attempt(
             model_state=agent._model_state,
         )
         streamed = await process_stream(chunks, emit, agent._cancel_signal)
+        if streamed.redact_user_message is not None:  # a guardrail asked to redact the user's input
+            from .agent._redact import redact_latest_user_message
+
+            redact_latest_user_message(agent, streamed.redact_user_message)
     except BaseException as exc:
         if scope is not None:
             scope.end(error=exc)

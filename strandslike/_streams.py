@@ -4,8 +4,6 @@ import math
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
-import anyio
-
 T = TypeVar("T")
 Emit = Callable[[dict[str, Any]], None]
 
@@ -18,6 +16,8 @@ async def iterate_events(
     The run's exception is raised here with its own type. If the consumer stops early (``break`` inside
     ``contextlib.aclosing``, or ``aclose()``), the run is cancelled and the generator closes cleanly.
     """
+    import anyio  # imported on first use, not with strandslike
+
     send, receive = anyio.create_memory_object_stream[dict[str, Any]](math.inf)
     failure: list[Exception] = []
 

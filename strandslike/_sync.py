@@ -3,10 +3,7 @@
 import contextvars
 import functools
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
-
-import anyio
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -25,13 +22,18 @@ def run_sync(async_fn: Callable[P, Awaitable[T]], /, *args: P.args, **kwargs: P.
     async def main() -> T:
         return await call()
 
-    import asyncio  # imported on first use, not with strandslike: it is the largest part of anyio's start-up
+    # Imported on first use, not with strandslike: asyncio is the largest part of anyio's start-up.
+    import asyncio
+
+    import anyio
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # the common case: no loop in this thread
         return anyio.run(main)
     # A loop already runs here (a notebook, an async handler): use a fresh loop in one worker thread.
+    from concurrent.futures import ThreadPoolExecutor
+
     context = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1) as pool:
         future = pool.submit(lambda: context.run(lambda: anyio.run(main)))

@@ -8,6 +8,7 @@ PACKAGES = [
     "strandslike",
     "strandslike.agent",
     "strandslike.agent.conversation_manager",
+    "strandslike.handlers",
     "strandslike.hooks",
     "strandslike.interrupt",
     "strandslike.interventions",
@@ -27,8 +28,18 @@ PACKAGES = [
 ]
 
 CONTRACT = {
-    "strandslike": {"Agent", "tool", "ToolContext", "AgentResult"},
-    "strandslike.agent": {"Agent", "AgentResult"},
+    "strandslike": {"Agent", "AgentBase", "tool", "ToolContext", "AgentResult"},
+    "strandslike.agent": {
+        "Agent",
+        "AgentBase",
+        "AgentResult",
+        "AgentState",
+        "ConversationManager",
+        "NullConversationManager",
+        "SlidingWindowConversationManager",
+        "SummarizingConversationManager",
+    },
+    "strandslike.handlers": {"CompositeCallbackHandler", "PrintingCallbackHandler", "null_callback_handler"},
     "strandslike.hooks": {
         "HookProvider",
         "HookRegistry",
@@ -65,7 +76,12 @@ CONTRACT = {
         "GraphResult",
         "SwarmResult",
     },
-    "strandslike.agent.conversation_manager": {"NullConversationManager", "SlidingWindowConversationManager"},
+    "strandslike.agent.conversation_manager": {
+        "ConversationManager",
+        "NullConversationManager",
+        "SlidingWindowConversationManager",
+        "SummarizingConversationManager",
+    },
     "strandslike.plugins": {"MultiAgentPlugin", "Plugin", "hook"},
     "strandslike.interventions": {
         "Confirm",
@@ -92,8 +108,15 @@ def test_all_is_sorted_and_complete(name):
     module = importlib.import_module(name)
     exported = module.__all__
     assert exported == sorted(exported)
+    # Packages may import their names on first use (PEP 562): resolving every name must work, and then the module's
+    # public names are exactly __all__.
+    for exported_name in exported:
+        assert getattr(module, exported_name) is not None
     public = {n for n in vars(module) if not n.startswith("_") and not isinstance(vars(module)[n], type(importlib))}
     assert public == set(exported)
+    assert set(exported) <= set(dir(module))
+    with pytest.raises(AttributeError, match="has no attribute"):
+        module.no_such_name_anywhere  # noqa: B018
 
 
 @pytest.mark.parametrize(("name", "names"), CONTRACT.items())

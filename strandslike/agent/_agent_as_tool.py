@@ -359,9 +359,4 @@ class _Delegation:
             event.end_turn = content
 
 
-def wants_delegation(agent: "Agent") -> bool:
-    """Whether ``agent`` has a tool made with ``as_tool(delegate=True)``."""
-    return any(isinstance(t, _AgentAsTool) and t.delegate for t in agent.tool_registry.registry.values())
-
-
 __all__ = ["DELEGATION_DESCRIPTION_SUFFIX", "AgentAsToolStreamEvent"]

@@ -6,27 +6,27 @@ raises its error). ``UNSAFE_REENTRANT`` takes no lock and ignores tokens. Blocki
 different threads and event loops, so the bookkeeping uses thread primitives and a `concurrent.futures.Future`.
 """
 
-import concurrent.futures
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import anyio.to_thread
 
 from ..types.agent import ConcurrentInvocationMode
 from ..types.exceptions import IdempotencyAbortedError
 
 if TYPE_CHECKING:
+    import concurrent.futures
+
     from .agent_result import AgentResult
 
 
-@dataclass
 class _Inflight:
     """The invocation a token belongs to; duplicates wait for it to settle."""
 
-    result: "AgentResult | None" = None
-    error: BaseException | None = None
-    _done: concurrent.futures.Future[None] = field(default_factory=concurrent.futures.Future, repr=False)
+    __slots__ = ("_done", "error", "result")
+
+    def __init__(self) -> None:
+        self.result: AgentResult | None = None
+        self.error: BaseException | None = None
+        self._done = _future()
 
     async def outcome(self) -> "AgentResult":
         """Wait for the primary invocation; return its result or raise its error.
@@ -40,6 +40,8 @@ class _Inflight:
             try:
                 asyncio.get_running_loop()
             except RuntimeError:  # another event loop library (trio): wait in a worker thread
+                import anyio.to_thread
+
                 await anyio.to_thread.run_sync(self._done.result)
             else:
                 # No thread is held while waiting. Shielded: a waiter that is cancelled must not cancel the signal
@@ -58,13 +60,21 @@ class _Inflight:
         self._done.set_result(None)
 
 
-@dataclass
+def _future() -> "concurrent.futures.Future[None]":
+    import concurrent.futures  # only for idempotency tokens: not imported with strandslike
+
+    return concurrent.futures.Future()
+
+
 class Begin:
     """What `ConcurrencyController.begin` decided: wait on a duplicate, refuse, or run (holding the token)."""
 
-    waiting_on: _Inflight | None
-    registered_token: Any
-    lock_acquired: bool
+    __slots__ = ("lock_acquired", "registered_token", "waiting_on")
+
+    def __init__(self, waiting_on: _Inflight | None, registered_token: Any, lock_acquired: bool) -> None:
+        self.waiting_on = waiting_on
+        self.registered_token = registered_token
+        self.lock_acquired = lock_acquired
 
 
 class ConcurrencyController:

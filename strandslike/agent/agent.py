@@ -22,31 +22,31 @@ from ..plugins._entry_points import load_entry_point_plugins
 from ..plugins.plugin import Plugin
 from ..plugins.registry import _PluginRegistry
 from ..telemetry.spans import current_tracer
-from ..tools.executors import ConcurrentToolExecutor
 from ..tools.executors._executor import Emit, ToolExecutor
+from ..tools.executors.concurrent import ConcurrentToolExecutor
 from ..tools.journal import ToolJournal
 from ..tools.registry import ToolRegistry
 from ..types.agent import AgentInput, ConcurrentInvocationMode
 from ..types.content import Message, Messages, SystemContentBlock, split_system_prompt
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ..types.tools import AgentTool
-from ._agent_as_tool import _Delegation, wants_delegation
 from ._concurrency import ConcurrencyController
 from ._metrics import EventLoopMetrics
 from ._model_setup import DEFAULT_RETRY_STRATEGY, resolve_model, resolve_retry_strategy
 from ._prompt import dangling_tool_uses, initial_messages, is_interrupt_responses, prompt_to_messages
-from ._resume import AgentResumeChecks, replayed_result
 from ._retry import ModelRetryStrategy
 from ._structured import finish_structured_output, start_structured_output, structured_output_async
-from ._tool_caller import ToolCaller
 from .agent_result import AgentResult
-from .conversation_manager import ConversationManager, SlidingWindowConversationManager
+from .conversation_manager.conversation_manager import ConversationManager
+from .conversation_manager.sliding_window_conversation_manager import SlidingWindowConversationManager
 from .state import AgentState
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..tools.structured_output import StructuredOutputContext
+    from ._resume import AgentResumeChecks
+    from ._tool_caller import ToolCaller
 
 T = TypeVar("T", bound="BaseModel")
 
@@ -177,7 +177,7 @@ class Agent:
         self._concurrency = ConcurrencyController(_invocation_mode(concurrent_invocation_mode))
         self._invocation_lock = self._concurrency.lock  # direct tool calls take it too
         self._model_state: dict[str, Any] = {}
-        self._tool_caller = ToolCaller(self)
+        self._tool_caller: ToolCaller | None = None  # made on first use of `agent.tool`
         # When each tool body started and ended; a session manager attaches itself to make it durable.
         self.tool_journal = ToolJournal(self.agent_id)
 
@@ -193,7 +193,9 @@ class Agent:
         self._plugin_registry.add_all(plugins)
         if load_entry_points:
             load_entry_point_plugins(self, self._plugin_registry)
-        if wants_delegation(self):  # registered only when used: its hooks would build events for every agent
+        if _has_delegating_tool(self):  # registered only when used: its hooks would build events for every agent
+            from ._agent_as_tool import _Delegation
+
             self.hooks.add_hook(_Delegation())
         self.hooks.invoke_callbacks(AgentInitializedEvent(self))
 
@@ -241,9 +243,14 @@ class Agent:
         )
 
     @property
-    def tool(self) -> ToolCaller:
+    def tool(self) -> "ToolCaller":
         """Call tools directly: ``agent.tool.name(**input)``."""
-        return self._tool_caller
+        caller = self._tool_caller
+        if caller is None:
+            from ._tool_caller import ToolCaller
+
+            caller = self._tool_caller = ToolCaller(self)
+        return caller
 
     @property
     def interrupt_audit(self) -> list[dict[str, Any]]:
@@ -261,7 +268,9 @@ class Agent:
         state = self._interrupt_state
         return state.unanswered() if state.activated else []
 
-    def _resume_checks(self) -> AgentResumeChecks:
+    def _resume_checks(self) -> "AgentResumeChecks":
+        from ._resume import AgentResumeChecks
+
         return AgentResumeChecks(self)
 
     @property
@@ -506,6 +515,8 @@ class Agent:
             "request_state": dict(invocation_state.get("request_state", {})),
         }
         if not self._interrupt_state.activated and is_interrupt_responses(prompt):
+            from ._resume import replayed_result
+
             replay = replayed_result(self, prompt)
             if replay is not None:
                 return replay  # the same answers already ran to completion: nothing runs twice
@@ -527,7 +538,7 @@ class Agent:
         interrupts = self._interrupt_state
         if interrupts.activated:
             answers = interrupts.parse_responses(
-                prompt, AgentResumeChecks(self), refuse_partial=self.partial_resume == "refuse"
+                prompt, self._resume_checks(), refuse_partial=self.partial_resume == "refuse"
             )
             interrupts.apply(answers, prompt)
             return []
@@ -594,6 +605,13 @@ def _merge(invocation_state: dict[str, Any] | None, kwargs: dict[str, Any]) -> d
     if invocation_state is not None and not isinstance(invocation_state, dict):
         raise TypeError(f"invocation_state must be a dict, got {type(invocation_state).__name__}")
     return {**(invocation_state or {}), **kwargs}
+
+
+def _has_delegating_tool(agent: Agent) -> bool:
+    return any(
+        tool.tool_type == "agent" and getattr(tool, "delegate", False) is True
+        for tool in agent.tool_registry.registry.values()
+    )
 
 
 def _has_hookimpls(obj: Any) -> bool:

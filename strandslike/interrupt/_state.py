@@ -1,6 +1,5 @@
 """Interrupt state: the open interrupts of a run, their answers, the tool batch waiting on them, and an audit trail."""
 
-import hashlib
 import json
 import logging
 import time
@@ -53,7 +52,7 @@ def call_fingerprint(name: str, tool_input: Any) -> str:
     Small calls are kept as their canonical JSON; larger ones as its SHA-256, so the state stays small.
     """
     canonical = _CANONICAL_JSON.encode([name, tool_input])
-    return canonical if len(canonical) <= 200 else hashlib.sha256(canonical.encode()).hexdigest()
+    return canonical if len(canonical) <= 200 else _sha256(canonical)
 
 
 @dataclass
@@ -653,7 +652,7 @@ def _canonical(value: Any) -> str:
 def _answer_key(action: str, response: Any, edited_input: Any = None, metadata: Any = None) -> str:
     material = _canonical([action, response, edited_input, metadata])
     # Short answers are kept as they are; long ones by digest, so the record of resolved answers stays small.
-    return material if len(material) <= 200 else hashlib.sha256(material.encode()).hexdigest()
+    return material if len(material) <= 200 else _sha256(material)
 
 
 def asked_by_tool(interrupt_id: str) -> bool:
@@ -669,3 +668,9 @@ def _validate_schema(interrupt_id: str, schema: dict[str, Any], payload: Any, hi
     problem = first_schema_error(schema, payload)
     if problem is not None:
         raise InvalidPayloadError(interrupt_id, problem + hint)
+
+
+def _sha256(text: str) -> str:
+    import hashlib  # OpenSSL's start-up is paid by the first long call, not by importing strandslike
+
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -5,16 +5,16 @@ chunk to find its kind, no copies of the chunks, and no callback payloads at all
 """
 
 import json
-import logging
 import threading
 from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
+from .._log import get_logger
 from ..types.content import ContentBlock, Message, Role
 from ..types.streaming import Metrics, StopReason, StreamEvent, Usage
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)  # logging is imported on first use
 
 _CANCELLED_TEXT = "Cancelled by user"
 
@@ -28,12 +28,15 @@ class StreamResult:
         stop_reason: Why the model stopped; ``end_turn`` is reported as ``tool_use`` when the message calls tools.
         usage: Token usage from the stream's ``metadata`` event (zeros if the model sent none).
         metrics: Latency from the stream's ``metadata`` event (zero if the model sent none).
+        redact_user_message: The text a guardrail put in place of the user's input (``redactContent`` event's
+            ``redactUserContentMessage``); the agent redacts its latest message with it.
     """
 
     message: Message
     stop_reason: StopReason
     usage: Usage
     metrics: Metrics
+    redact_user_message: str | None = None
 
 
 def _parse_tool_input(raw: str, tool_use_id: str, name: str) -> Any:
@@ -78,6 +81,7 @@ async def process_stream(
     usage: Usage | None = None
     metrics: Metrics | None = None
     redacted_message: str | None = None
+    redact_user: str | None = None
     has_tool_use = False
 
     # State of the block being streamed. Text is gathered in a list and joined once at contentBlockStop, which
@@ -221,10 +225,14 @@ async def process_stream(
                 metrics = metadata.get("metrics")
 
             elif "redactContent" in chunk:
-                # Only the assistant side is ours to rewrite; redacting the user's message is the agent's job.
-                assistant_redaction = chunk["redactContent"].get("redactAssistantContentMessage")
+                # The assistant side is rewritten here; the user's message is the agent's (it is in its history).
+                redaction = chunk["redactContent"]
+                assistant_redaction = redaction.get("redactAssistantContentMessage")
                 if assistant_redaction is not None:
                     redacted_message = assistant_redaction
+                user_redaction = redaction.get("redactUserContentMessage")
+                if user_redaction:
+                    redact_user = str(user_redaction)
         finished = True
     finally:
         if not finished:
@@ -245,4 +253,5 @@ async def process_stream(
         # provider's, or a ScriptedModel's precomputed, metadata.
         usage=Usage(**usage) if usage else {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},
         metrics=Metrics(**metrics) if metrics else {"latencyMs": 0},
+        redact_user_message=redact_user,
     )

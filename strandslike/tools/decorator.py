@@ -34,6 +34,7 @@ from ..interrupt._interrupt import InterruptException
 from ..types._events import ToolInterruptEvent, ToolStreamEvent
 from ..types.events import ToolResultEvent
 from ..types.tools import AgentTool, ToolContext, ToolGenerator, ToolResult, ToolSpec, ToolUse
+from ._generation import SPEC_GENERATION  # bumped when a spec is replaced: registries cache their spec lists
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -59,8 +60,6 @@ _NUMPY_PARAM_SECTIONS = frozenset({"parameters", "other parameters", "params", "
 # would queue behind it. Tools get their own, larger limiter. It lives in a RunVar (one per event loop, the way anyio
 # keeps its default limiter) because a limiter is bound to the loop and backend that first uses it, and blocking
 # entry points may run several loops in different threads.
-# Bumped whenever a tool's spec object is replaced, so registries can cache their list of specs cheaply.
-SPEC_GENERATION = [0]
 # Built once: json.dumps(..., ensure_ascii=False) builds a new encoder for every call.
 _RESULT_JSON = json.JSONEncoder(ensure_ascii=False)
 _MAX_TOOL_THREADS = 256
@@ -368,6 +367,8 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
     Attribute access through an instance binds a decorated method to that instance, the way functions do, so
     ``Toolbox().search`` is a tool whose calls receive ``self``.
     """
+
+    _announces_spec_changes = True  # a replaced spec bumps SPEC_GENERATION
 
     def __init__(
         self,

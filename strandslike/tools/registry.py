@@ -8,19 +8,21 @@ with a warning, as in Strands. A failed call registers nothing.
 """
 
 import inspect
-import logging
 import re
 from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._log import get_logger
 from ..types.exceptions import ToolNameConflictError
 from ..types.tools import AgentTool, ToolSpec
-from .decorator import SPEC_GENERATION, DecoratedFunctionTool
-from .loader import _load_tool_module, load_tool_from_string, load_tools_from_module
-from .tools import PythonAgentTool, normalize_schema, normalize_tool_spec
+from ._generation import SPEC_GENERATION
 
-logger = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# The loaders, module-based tools and spec normalization are imported when first needed, not with the agent.
+
+logger = get_logger(__name__)  # logging is imported on first use
 
 # Bedrock's constraint on tool names; other providers accept a superset of it.
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -99,6 +101,8 @@ class ToolRegistry:
 
     @staticmethod
     def _add(tool: Any, register: Any, add: Any) -> None:
+        from .loader import load_tool_from_string, load_tools_from_module
+
         if isinstance(tool, str):  # a file path, a module path, or "module.path:tool_name"
             for loaded in load_tool_from_string(tool):
                 register(loaded, dynamic_load=True)
@@ -173,7 +177,7 @@ class ToolRegistry:
         self.dynamic_tools.update(dynamic)
         if changed:
             self._specs_cache = None
-            if any(not isinstance(agent_tool, DecoratedFunctionTool) for agent_tool in registry.values()):
+            if any(not type(agent_tool)._announces_spec_changes for agent_tool in registry.values()):
                 self._spec_owners_custom = True
 
     # -- reading -----------------------------------------------------------------------------------------------
@@ -207,6 +211,8 @@ class ToolRegistry:
 
         A spec that fails validation is left out with a warning, as in Strands.
         """
+        from .tools import normalize_tool_spec
+
         config: dict[str, ToolSpec] = {}
         for tools in (self.registry, self.dynamic_tools):
             for name, agent_tool in tools.items():
@@ -243,6 +249,8 @@ class ToolRegistry:
         Raises:
             ValueError: ``name`` or ``description`` is missing.
         """
+        from .tools import normalize_schema
+
         missing = [key for key in ("name", "description") if key not in tool_spec]
         if missing:
             raise ValueError(f"Missing required fields in tool spec: {', '.join(missing)}")
@@ -277,12 +285,14 @@ class ToolRegistry:
 
     # -- the tools directory (Agent(load_tools_from_directory=True)) --------------------------------------------
 
-    def get_tools_dirs(self) -> list[Path]:
+    def get_tools_dirs(self) -> list["Path"]:
         """Return the tools directories that exist: ``./tools/`` of the current working directory."""
+        from pathlib import Path
+
         directory = Path.cwd() / "tools"
         return [directory] if directory.is_dir() else []
 
-    def discover_tool_modules(self) -> dict[str, Path]:
+    def discover_tool_modules(self) -> dict[str, "Path"]:
         """Return the tool files of the tools directories by module name (``__init__.py`` and the like excluded)."""
         found: dict[str, Path] = {}
         for directory in self.get_tools_dirs():
@@ -343,7 +353,10 @@ class ToolRegistry:
                 logger.warning("tool_name=<%s> | failed to reload tool | %s", tool_name, exc)
         return reloaded
 
-    def _load_file(self, tool_name: str, path: Path) -> None:
+    def _load_file(self, tool_name: str, path: "Path") -> None:
+        from .loader import _load_tool_module
+        from .tools import PythonAgentTool
+
         mtime = path.stat().st_mtime_ns
         module = _load_tool_module(tool_name, str(path))
         function_tools = self._scan_module_for_tools(module)
@@ -371,6 +384,8 @@ class ToolRegistry:
 
     def _scan_module_for_tools(self, module: Any) -> list[AgentTool]:
         """Return the ``@tool`` functions of a module."""
+        from .decorator import DecoratedFunctionTool
+
         return [value for _, value in inspect.getmembers(module) if isinstance(value, DecoratedFunctionTool)]
 
     def cleanup(self, **kwargs: Any) -> None:

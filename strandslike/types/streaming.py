@@ -6,14 +6,19 @@ from typing_extensions import TypedDict
 
 StopReason: TypeAlias = Literal[
     "cancelled",
+    "checkpoint",
     "content_filtered",
     "end_turn",
     "guardrail_intervened",
     "interrupt",
+    "limit_output_tokens",
+    "limit_total_tokens",
+    "limit_turns",
     "max_tokens",
     "stop_sequence",
     "tool_use",
 ]
+"""Why a model call or a run stopped (Strands 1.62's values; strandslike's loop produces a subset of them)."""
 
 
 class Usage(TypedDict, total=False):

@@ -6,7 +6,7 @@ import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, TypeAlias
 
 from typing_extensions import TypedDict
 
@@ -132,6 +132,9 @@ class AgentTool(ABC):
     """Base class of tools: a name, a spec, and an async generator whose last value is the `ToolResult`."""
 
     _is_dynamic: bool = False
+    # Whether replacing the spec always announces it (`strandslike.tools._generation`); registries otherwise compare
+    # the spec objects on every call.
+    _announces_spec_changes: ClassVar[bool] = False
 
     def __init__(self) -> None:
         """Start as a tool that was not loaded at run time."""

@@ -8,10 +8,25 @@
   when the context overflows.
 """
 
-from .conversation_manager import ConversationManager
-from .null_conversation_manager import NullConversationManager
-from .sliding_window_conversation_manager import SlidingWindowConversationManager
-from .summarizing_conversation_manager import SummarizingConversationManager
+import typing
+
+from ... import _lazy
+
+if typing.TYPE_CHECKING:
+    from .conversation_manager import ConversationManager
+    from .null_conversation_manager import NullConversationManager
+    from .sliding_window_conversation_manager import SlidingWindowConversationManager
+    from .summarizing_conversation_manager import SummarizingConversationManager
+
+__getattr__, __dir__ = _lazy.lazy_exports(
+    __name__,
+    {
+        "ConversationManager": ".conversation_manager",
+        "NullConversationManager": ".null_conversation_manager",
+        "SlidingWindowConversationManager": ".sliding_window_conversation_manager",
+        "SummarizingConversationManager": ".summarizing_conversation_manager",
+    },
+)
 
 __all__ = [
     "ConversationManager",

@@ -1,9 +1,9 @@
 """`SlidingWindowConversationManager`: keeps the latest messages, never splitting a tool use from its result."""
 
 import copy
-import logging
 from typing import TYPE_CHECKING, Any
 
+from ..._log import get_logger
 from ...hooks.events import BeforeModelCallEvent
 from ...hooks.registry import HookRegistry
 from ...types.content import Message, Messages
@@ -21,7 +21,7 @@ from .conversation_manager import ConversationManager, _check_state_name, _state
 if TYPE_CHECKING:
     from ..agent import Agent
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)  # logging is imported on first use
 
 
 class SlidingWindowConversationManager(ConversationManager):

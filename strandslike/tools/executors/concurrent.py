@@ -2,8 +2,6 @@
 
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from ...interrupt import Interrupt
 from ...types.tools import ToolResult, ToolUse
 from ._executor import Emit, ToolExecutor, run_tool
@@ -35,6 +33,8 @@ class ConcurrentToolExecutor(ToolExecutor):
         if len(tool_uses) == 1:  # no task group for the common single-call batch
             await run(0, tool_uses[0])
         else:
+            import anyio  # imported on first use, not with strandslike
+
             try:
                 async with anyio.create_task_group() as group:
                     for index, tool_use in enumerate(tool_uses):
