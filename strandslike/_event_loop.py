@@ -8,8 +8,6 @@ step walks or copies the conversation history, so a cycle's cost does not grow w
 import logging
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from .agent.agent_result import AgentResult
 from .hooks.events import (
     AfterModelCallEvent,
@@ -24,7 +22,6 @@ from .interrupt._state import PendingToolExecution, _InterruptState
 from .models._streaming import process_stream
 from .telemetry.spans import current_tracer
 from .tools.executors._executor import Emit, error_result
-from .tools.structured_output._structured_output_context import CONTEXT_KEY as STRUCTURED_CONTEXT_KEY
 from .types.content import ContentBlock, Message
 from .types.exceptions import ContextWindowOverflowException, MaxTokensReachedException, ModelNotConfiguredError
 from .types.streaming import StopReason
@@ -129,7 +126,9 @@ def _paused(
     structured: "StructuredOutputContext | None",
 ) -> AgentResult:
     if structured is not None:  # a resume, maybe in another process, finishes the same structured output
-        agent._interrupt_state.set_context(STRUCTURED_CONTEXT_KEY, structured.to_state())
+        from .tools.structured_output._structured_output_context import CONTEXT_KEY  # pydantic: only when used
+
+        agent._interrupt_state.set_context(CONTEXT_KEY, structured.to_state())
     if emit is not None:
         emit({"interrupt_event": {"interrupts": interrupts}})
     return _result(agent, "interrupt", message, invocation_state, interrupts)
@@ -187,6 +186,8 @@ async def _reduce_context(agent: "Agent", exc: ContextWindowOverflowException) -
     agent.conversation_manager.reduce_context(agent, e=exc)
     session_manager = agent.session_manager
     if session_manager is not None:
+        import anyio.to_thread  # imported on first use, not with strandslike
+
         await anyio.to_thread.run_sync(session_manager.sync_agent, agent)
 
 

@@ -5,18 +5,15 @@ exception it waits, then sets ``event.retry`` so the loop calls the model again.
 through the hooks (the event carries the exception) and is counted in ``agent.event_loop_metrics``.
 """
 
-import logging
-import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
-
+from .._log import get_logger
 from ..hooks.events import AfterInvocationEvent, AfterModelCallEvent
 from ..hooks.registry import HookProvider, HookRegistry
 from ..types.exceptions import ModelThrottledException, StrandslikeError
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)  # logging is imported on first use
 
 # Strands' defaults (agent.py: MAX_ATTEMPTS, INITIAL_DELAY, MAX_DELAY).
 MAX_ATTEMPTS = 6
@@ -77,8 +74,8 @@ class ModelRetryStrategy(HookProvider):
         self._initial_delay = initial_delay
         self._max_delay = max_delay
         self._jitter = jitter
-        self._sleep = sleep or anyio.sleep
-        self._rng = rng or random.random
+        self._sleep = sleep or _anyio_sleep
+        self._rng = rng or _random
         self._current_attempt = 0
         self.last_delay: float | None = None
 
@@ -153,3 +150,16 @@ class ModelRetryStrategy(HookProvider):
 
 
 __all__ = ["INITIAL_DELAY", "MAX_ATTEMPTS", "MAX_DELAY", "InvalidRetryStrategyError", "ModelRetryStrategy"]
+
+
+# anyio and random are imported by the first retry, not with every agent (each agent has a retry strategy).
+async def _anyio_sleep(delay: float) -> None:
+    import anyio
+
+    await anyio.sleep(delay)
+
+
+def _random() -> float:
+    import random
+
+    return random.random()

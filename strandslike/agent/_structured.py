@@ -1,26 +1,28 @@
 """Structured output for the agent: the per-invocation context, and `Agent.structured_output_async`."""
 
-import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
-
+from .._log import get_logger
 from ..hooks.events import AfterInvocationEvent, BeforeInvocationEvent
-from ..tools.structured_output import StructuredOutputContext
-from ..tools.structured_output._structured_output_context import CONTEXT_KEY
 from ..types.agent import AgentInput
 from ..types.exceptions import ConcurrencyException, ModelNotConfiguredError
 from ._prompt import prompt_to_messages
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..tools.structured_output import StructuredOutputContext
     from .agent import Agent
 
-logger = logging.getLogger(__name__)
+# pydantic and the structured output machinery are imported when structured output is first asked for.
+logger = get_logger(__name__)  # logging is imported on first use
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T", bound="BaseModel")
 
 
 def _check_output_model(output_model: Any) -> None:
+    from pydantic import BaseModel
+
     if not (isinstance(output_model, type) and issubclass(output_model, BaseModel)):
         raise TypeError(
             f"structured_output_model must be a pydantic BaseModel subclass, got {output_model!r}. "
@@ -29,8 +31,8 @@ def _check_output_model(output_model: Any) -> None:
 
 
 def start_structured_output(
-    agent: "Agent", output_model: type[BaseModel] | None, prompt: str | None
-) -> StructuredOutputContext | None:
+    agent: "Agent", output_model: "type[BaseModel] | None", prompt: str | None
+) -> "StructuredOutputContext | None":
     """Return the structured output context of an invocation (registering its tool), or None when there is none.
 
     The model is the invocation's, else the one of the paused run being resumed, else the agent's default.
@@ -41,7 +43,11 @@ def start_structured_output(
         output_model, prompt = pending[0], prompt or pending[1]
     output_model = output_model or agent.structured_output_model
     if output_model is None:
-        if resuming and CONTEXT_KEY in agent._interrupt_state.context:
+        if not resuming or not agent._interrupt_state.context:
+            return None
+        from ..tools.structured_output._structured_output_context import CONTEXT_KEY
+
+        if CONTEXT_KEY in agent._interrupt_state.context:
             logger.warning(
                 "tool_name=<%s> | the resumed run was producing structured output, but no structured_output_model "
                 "was given; it ends without one",
@@ -49,6 +55,8 @@ def start_structured_output(
             )
         return None
     _check_output_model(output_model)
+    from ..tools.structured_output._structured_output_context import CONTEXT_KEY, StructuredOutputContext
+
     context = StructuredOutputContext(output_model, prompt or agent.structured_output_prompt)
     if resuming:
         context.load_state(agent._interrupt_state.context.get(CONTEXT_KEY))
@@ -56,7 +64,7 @@ def start_structured_output(
     return context
 
 
-def finish_structured_output(agent: "Agent", context: StructuredOutputContext | None) -> None:
+def finish_structured_output(agent: "Agent", context: "StructuredOutputContext | None") -> None:
     """Unregister the invocation's tool; remember its model while the run is paused, for the resume."""
     if context is None:
         agent._pending_structured_output = None

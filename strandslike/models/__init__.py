@@ -17,10 +17,10 @@ if typing.TYPE_CHECKING:
     from .model import Model
     from .openai import OpenAIModel
     from .scripted import (
-        ScriptExhaustedError,
         ScriptedModel,
         ScriptedRequest,
         ScriptedTurn,
+        ScriptExhaustedError,
         structured_output_call,
         text,
         tool_call,

@@ -96,7 +96,8 @@ async def test_text_turn_streams_text_and_reports_usage(protocol, fake):
         assert body["model"] == "gpt-fake"
         assert body["stream"] is True
     elif protocol == "anthropic":
-        assert body["system"] == "Be brief."
+        # The agent passes system_prompt_content too (as Strands' does), which the provider sends as text blocks.
+        assert body["system"] == [{"type": "text", "text": "Be brief."}]
         assert body["max_tokens"] == 1024
     else:
         assert body["system"] == [{"text": "Be brief."}]
