@@ -30,13 +30,17 @@ if str(HERE) not in sys.path:
 # their samples are pooled, so load from other processes drifting during the run hits both frameworks alike.
 FULL = {"rounds": 4, "repeats": 2, "cycles": [10, 200], "count_short": 20, "round_trips": 50, "import_runs": 15}
 QUICK = {"rounds": 1, "repeats": 3, "cycles": [10, 200], "count_short": 10, "round_trips": 20, "import_runs": 5}
+# Hook dispatch delta (benchmark 2c): pairs of (plain, hooked) batches of 20-cycle invocations, per round.
+FULL |= {"delta_cycles": 20, "delta_pairs": 10, "delta_count": 20, "delta_count_strands": 4}
+QUICK |= {"delta_cycles": 20, "delta_pairs": 8, "delta_count": 10, "delta_count_strands": 3}
 
 TARGETS = {
     "loop_vs_strands": 1 / 50,  # strandslike ms/cycle at 200 cycles <= 1/50 of strands-agents'
     "hooks_vs_strands": 1 / 50,  # the same with 10 hook providers x 5 events
+    "hook_delta_vs_strands": 0.5,  # hook dispatch cost per dispatched callback <= 1/2 of strands-agents' (issue 12)
     "loop_vs_floor": 10.0,  # ... and <= 10x the floor
     "interrupt_vs_strands": 1 / 10,  # interrupt round trip <= 1/10 of strands-agents'
-    "import_vs_strands": 0.15,  # import strandslike <= 0.15x import strands
+    "import_vs_strands": 0.15,  # import strandslike; from strandslike import Agent <= 0.15x import strands
     "batch_ms": 52.5,  # 50 tools x 50 ms in one batch <= 1.05 x 50 ms
     "flat": 1.25,  # strandslike ms/cycle at 200 cycles <= 1.25x that at 10 cycles
 }
@@ -141,8 +145,16 @@ def pool(first: Any, second: Any) -> Any:
 
 
 def bench_imports(runs: int) -> dict[str, Any]:
-    """Wall time of ``python -c "import X"`` minus ``python -c "pass"``, fresh interpreter each, interleaved."""
-    statements = {"pass": "pass", "strandslike": "import strandslike", "strands": "import strands"}
+    """Wall time of ``python -c "import X"`` minus ``python -c "pass"``, fresh interpreter each, interleaved.
+
+    strandslike's statement imports the agent too (`strandslike` exports its names lazily, so a bare
+    ``import strandslike`` would load almost nothing); ``import strands`` loads its Agent already.
+    """
+    statements = {
+        "pass": "pass",
+        "strandslike": "import strandslike; from strandslike import Agent",
+        "strands": "import strands",
+    }
     env = _clean_env()
     env.pop("PYTHONPATH", None)
     cwd = tempfile.gettempdir()
@@ -205,13 +217,18 @@ def build_report(results: dict[str, Any]) -> tuple[list[list[str]], list[dict[st
         row(f"1. loop, ms/cycle @ {cycles} cycles", (f"loop_{cycles}",), with_floor=True)
     for cycles in (10, 200):
         row(f"2. 10 providers x 5 events, ms/cycle @ {cycles}", (f"hooks_{cycles}",))
+    delta_theirs, delta_ours = theirs.get("hook_delta"), ours.get("hook_delta")
+    if delta_theirs and delta_ours:
+        s, o = float(delta_theirs["median"]), float(delta_ours["median"])
+        label = "2c. hook dispatch per dispatched callback, us (20 cycles)"
+        rows.append([label, f"{s:.3f}", f"{o:.3f}", "-", f"{s / o:.1f}x" if o > 0 else "-"])
     row("3. interrupt round trip, ms (invoke_async)", ("interrupt",))
     row("3b. interrupt round trip, ms (blocking agent())", ("interrupt_sync",))
     row("4. 50 x 50 ms batch, ms (BeforeTools->AfterTools)", ("batch", "batch"))
     row("4b. 50 x 50 ms batch, whole invocation, ms", ("batch", "invocation"), with_floor=True)
     for stat in ("median", "best"):
         s, o = imports["strands"][stat], imports["strandslike"][stat]
-        label = f"5{'' if stat == 'median' else 'b'}. import ({stat}, minus bare interpreter), ms"
+        label = f"5{'' if stat == 'median' else 'b'}. import Agent ({stat}, minus bare interpreter), ms"
         rows.append([label, _fmt(s), _fmt(o), "-", f"{s / o:.1f}x"])
 
     def figure(data: dict[str, Any], key: str, stat: str) -> float:
@@ -239,9 +256,11 @@ def build_report(results: dict[str, Any]) -> tuple[list[list[str]], list[dict[st
          ratio((ours, "hooks_200"), (theirs, "hooks_200"))),
         ("strandslike ms/cycle @200 <= 10x the floor", "loop_vs_floor", times,
          ratio((ours, "loop_200"), (floor, "loop_200"))),
+        ("hook dispatch per callback <= 1/2 of strands-agents'", "hook_delta_vs_strands", times,
+         ratio((ours, "hook_delta"), (theirs, "hook_delta"))),
         ("interrupt round trip <= 1/10 of strands-agents'", "interrupt_vs_strands", one_over,
          ratio((ours, "interrupt"), (theirs, "interrupt"))),
-        ("import strandslike <= 0.15x import strands", "import_vs_strands", times,
+        ("import strandslike + Agent <= 0.15x import strands", "import_vs_strands", times,
          ratio((imports, "strandslike"), (imports, "strands"))),
         ("50 x 50 ms batch <= 52.5 ms (strandslike)", "batch_ms", ms,
          lambda stat: figure(ours, "batch/batch", stat)),
@@ -362,6 +381,17 @@ def report(results: dict[str, Any], strict: bool) -> int:
     print(_table(["benchmark", "strands-agents", "strandslike", "floor", "ratio"], rows))
     hooks = results["strandslike"]["hooks_10"].get("hook_calls"), results["strands"]["hooks_10"].get("hook_calls")
     print(f"\nhook callbacks per 10-cycle invocation (strandslike, strands-agents): {hooks[0]}, {hooks[1]}")
+    delta = results["strandslike"].get("hook_delta"), results["strands"].get("hook_delta")
+    if all(delta):
+        print(
+            f"hook dispatch delta (2c), us per dispatched callback, median of {len(delta[0]['samples'])} pairs: "
+            f"strandslike {delta[0]['median']:.3f} (best {delta[0]['best']:.3f}), strands-agents "
+            f"{delta[1]['median']:.3f} (best {delta[1]['best']:.3f}); callbacks per 20-cycle invocation "
+            f"{delta[0]['callbacks_per_invocation']}, {delta[1]['callbacks_per_invocation']}; "
+            f"ms per invocation plain/hooked: strandslike {delta[0]['plain_ms_per_invocation']:.4f}/"
+            f"{delta[0]['hooked_ms_per_invocation']:.4f}, strands-agents {delta[1]['plain_ms_per_invocation']:.3f}/"
+            f"{delta[1]['hooked_ms_per_invocation']:.3f}"
+        )
     loop = results["strandslike"]
     print(
         f"strandslike ms/cycle: {loop['loop_10']['median']:.4f} @10, {loop['loop_200']['median']:.4f} @200 "
