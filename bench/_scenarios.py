@@ -162,6 +162,8 @@ async def hook_delta(fw: Framework, cycles: int, count: int, pairs: int) -> dict
     the figure is the median over the pairs. The clock is the process's CPU time: the difference is a few percent
     of strands-agents' invocation (which deep-copies the history every cycle), and wall time on a shared machine
     swings by more than that; CPU time does not count other processes' work (the wall-time figure is kept too).
+    The cyclic garbage collector is off while a batch runs (for both frameworks): a collection costs more than the
+    difference being measured and lands in one run of a pair or the other at random.
     The callbacks are counted, not assumed (checked equal for both frameworks in the report).
     """
     events = [getattr(fw.hooks, name) for name in HOOKED_EVENTS]
@@ -185,11 +187,15 @@ async def hook_delta(fw: Framework, cycles: int, count: int, pairs: int) -> dict
             subjects = [build(hooked)() for _ in range(count)]
             gc.collect()
             results = []
-            cpu_start, wall_start = time.process_time(), time.perf_counter()
-            for subject in subjects:
-                results.append(await run(subject))
-            timings[hooked] = time.process_time() - cpu_start
-            walls[hooked] = time.perf_counter() - wall_start
+            gc.disable()  # a collection landing in one run of the pair but not the other would swamp the difference
+            try:
+                cpu_start, wall_start = time.process_time(), time.perf_counter()
+                for subject in subjects:
+                    results.append(await run(subject))
+                timings[hooked] = time.process_time() - cpu_start
+                walls[hooked] = time.perf_counter() - wall_start
+            finally:
+                gc.enable()
             done = list(zip(subjects, results, strict=True))
             for (agent, providers), result in done:
                 if result.stop_reason != "end_turn" or not fw.model_finished(agent.model):
@@ -214,6 +220,60 @@ async def hook_delta(fw: Framework, cycles: int, count: int, pairs: int) -> dict
             "hooked_ms_per_invocation": statistics.median(hooked_ms),
         }
     )
+    return out
+
+
+async def dispatch_only(fw: Framework, rounds: int, repeats: int) -> dict[str, Any]:
+    """Microseconds per dispatched callback of the registry alone (cross-check of 2c, little affected by load).
+
+    One agent with the 10 counting providers; each round builds the events of one loop cycle with the
+    framework's own event classes (before/after model call, the assistant and tool-result MessageAddedEvents,
+    before/after tool call) and awaits the registry's ``invoke_callbacks_async`` for each; building the events is
+    timed too, as the loop builds them. CPU time, collector off while timed.
+    """
+    hooks = fw.hooks
+    providers = [CountingProvider([getattr(hooks, name) for name in HOOKED_EVENTS]) for _ in range(HOOK_PROVIDERS)]
+    agent = fw.agent(fw.cycles_model(1), [fw.add_one], providers)
+    tool_use = {"toolUseId": "t1", "name": "add_one", "input": {"x": 1}}
+    result = {"toolUseId": "t1", "status": "success", "content": [{"text": "2"}]}
+    assistant = {"role": "assistant", "content": [{"toolUse": tool_use}]}
+    user = {"role": "user", "content": [{"toolResult": result}]}
+    selected = agent.tool_registry.registry["add_one"]
+    stop = hooks.AfterModelCallEvent.ModelStopResponse
+
+    def cycle_events() -> list[Any]:
+        state: dict[str, Any] = {}
+        return [
+            hooks.BeforeModelCallEvent(agent=agent, invocation_state=state),
+            hooks.AfterModelCallEvent(agent=agent, invocation_state=state, stop_response=stop(assistant, "tool_use")),
+            hooks.MessageAddedEvent(agent=agent, message=assistant),
+            hooks.BeforeToolCallEvent(agent=agent, selected_tool=selected, tool_use=tool_use, invocation_state=state),
+            hooks.AfterToolCallEvent(
+                agent=agent, selected_tool=selected, tool_use=tool_use, invocation_state=state, result=result
+            ),
+            hooks.MessageAddedEvent(agent=agent, message=user),
+        ]
+
+    dispatch = agent.hooks.invoke_callbacks_async
+    samples = []
+    for _ in range(repeats):
+        before = sum(provider.calls for provider in providers)
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.process_time()
+            for _ in range(rounds):
+                for event in cycle_events():
+                    await dispatch(event)
+            elapsed = time.process_time() - start
+        finally:
+            gc.enable()
+        calls = sum(provider.calls for provider in providers) - before
+        if calls != rounds * 6 * HOOK_PROVIDERS:
+            raise AssertionError(f"{fw.root}: {calls} callbacks, expected {rounds * 6 * HOOK_PROVIDERS}")
+        samples.append(elapsed * 1e6 / calls)
+    out = summary(samples)
+    out["unit"] = "us of CPU time per dispatched callback"
     return out
 
 
@@ -303,6 +363,7 @@ def run_framework(root: str, params: dict[str, Any], progress: Callable[[str], N
         await loop_cycles(fw, 10, 2, 1, hooked=True)
         await interrupt_round_trip(fw, 2, 1)
         await hook_delta(fw, 5, 2, 2)
+        await dispatch_only(fw, 200, 1)
         await concurrent_batch(fw, 1)  # the first task group loads anyio's asyncio backend (about 10 ms)
         for hooked in (False, True):
             key = "hooks" if hooked else "loop"
@@ -313,6 +374,8 @@ def run_framework(root: str, params: dict[str, Any], progress: Callable[[str], N
         progress(f"{root}: hook dispatch delta ({params['delta_pairs']} pairs)")
         count = params["delta_count_strands"] if root == "strands" else params["delta_count"]
         out["hook_delta"] = await hook_delta(fw, params["delta_cycles"], count, params["delta_pairs"])
+        progress(f"{root}: hook dispatch alone (cross-check)")
+        out["dispatch_only"] = await dispatch_only(fw, 2000, repeats)
         progress(f"{root}: interrupt round trip")
         out["interrupt"] = await interrupt_round_trip(fw, params["round_trips"], repeats)
         progress(f"{root}: 50 x 50 ms tool batch")

@@ -222,6 +222,10 @@ def build_report(results: dict[str, Any]) -> tuple[list[list[str]], list[dict[st
         s, o = float(delta_theirs["median"]), float(delta_ours["median"])
         label = "2c. hook dispatch per dispatched callback, us (20 cycles)"
         rows.append([label, f"{s:.3f}", f"{o:.3f}", "-", f"{s / o:.1f}x" if o > 0 else "-"])
+    alone_theirs, alone_ours = theirs.get("dispatch_only"), ours.get("dispatch_only")
+    if alone_theirs and alone_ours:
+        s, o = float(alone_theirs["median"]), float(alone_ours["median"])
+        rows.append(["2d. the same, registry alone (cross-check), us", f"{s:.3f}", f"{o:.3f}", "-", f"{s / o:.1f}x"])
     row("3. interrupt round trip, ms (invoke_async)", ("interrupt",))
     row("3b. interrupt round trip, ms (blocking agent())", ("interrupt_sync",))
     row("4. 50 x 50 ms batch, ms (BeforeTools->AfterTools)", ("batch", "batch"))
@@ -267,6 +271,16 @@ def build_report(results: dict[str, Any]) -> tuple[list[list[str]], list[dict[st
         ("strandslike flat: ms/cycle @200 <= 1.25x @10", "flat", times,
          ratio((ours, "loop_200"), (ours, "loop_10"))),
     ]  # fmt: skip
+    if "dispatch_only" in ours and "dispatch_only" in theirs:
+        specs.insert(
+            2,
+            (
+                "... registry alone [cross-check]: <= 1/2",
+                "hook_delta_vs_strands",
+                times,
+                ratio((ours, "dispatch_only"), (theirs, "dispatch_only")),
+            ),
+        )
     checks = []
     for label, target, show, value in specs:
         median, best = value("median"), value("best")

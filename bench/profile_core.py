@@ -3,7 +3,7 @@
     bench/.venv/bin/python bench/profile_core.py interrupt            # cProfile, scaled to us per round trip
     bench/.venv/bin/python bench/profile_core.py interrupt --py-spy   # sampling (needs `pip install py-spy`)
     bench/.venv/bin/python bench/profile_core.py loop|hooks|batch [--framework strands]
-    bench/.venv/bin/python bench/profile_core.py import               # what `import strandslike` spends
+    bench/.venv/bin/python bench/profile_core.py import               # what importing strandslike's Agent spends
 
 cProfile's per-call overhead inflates call-heavy code, so its figures are scaled to the unprofiled time and are
 approximate; py-spy samples from outside the process and does not distort the run (it needs ptrace rights).
@@ -171,9 +171,13 @@ def profile_import(args: argparse.Namespace) -> None:
         "import asyncio, inspect, anyio, pluggy, json, uuid, logging, dataclasses, typing, re, threading, copy",
     }
     runs = args.n or 11
-    print(f"in-process `import strandslike` time, median of {runs} fresh interpreters, with preloaded:")
+    statement = "import strandslike; from strandslike import Agent"
+    print(f"in-process `{statement}` time, median of {runs} fresh interpreters, with preloaded:")
     for label, preload in preloads.items():
-        code = f"{preload}\nimport time\nt = time.perf_counter()\nimport strandslike\nprint(time.perf_counter() - t)"
+        code = (
+            f"{preload}\nimport time\nt = time.perf_counter()\nimport strandslike\nfrom strandslike import Agent\n"
+            "print(time.perf_counter() - t)"
+        )
         values = [
             float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
             for _ in range(runs)
@@ -181,7 +185,9 @@ def profile_import(args: argparse.Namespace) -> None:
         print(f"  {statistics.median(values) * 1000:7.1f} ms  {label}")
     err = io.StringIO(
         subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", "import strandslike"], capture_output=True, text=True
+            [sys.executable, "-X", "importtime", "-c", "import strandslike; from strandslike import Agent"],
+            capture_output=True,
+            text=True,
         ).stderr
     )
     rows = []
