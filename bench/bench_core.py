@@ -260,7 +260,7 @@ def build_report(results: dict[str, Any]) -> tuple[list[list[str]], list[dict[st
          ratio((ours, "hooks_200"), (theirs, "hooks_200"))),
         ("strandslike ms/cycle @200 <= 10x the floor", "loop_vs_floor", times,
          ratio((ours, "loop_200"), (floor, "loop_200"))),
-        ("hook dispatch per callback <= 1/2 of strands-agents'", "hook_delta_vs_strands", times,
+        ("hook dispatch per callback, in the loop (2c): <= 1/2", "hook_delta_vs_strands", times,
          ratio((ours, "hook_delta"), (theirs, "hook_delta"))),
         ("interrupt round trip <= 1/10 of strands-agents'", "interrupt_vs_strands", one_over,
          ratio((ours, "interrupt"), (theirs, "interrupt"))),
@@ -273,18 +273,25 @@ def build_report(results: dict[str, Any]) -> tuple[list[list[str]], list[dict[st
     ]  # fmt: skip
     if "dispatch_only" in ours and "dispatch_only" in theirs:
         specs.insert(
-            2,
+            next(i for i, spec in enumerate(specs) if "(2c)" in spec[0]) + 1,
             (
-                "... registry alone [cross-check]: <= 1/2",
+                "... the same, registry alone (2d): <= 1/2",
                 "hook_delta_vs_strands",
                 times,
                 ratio((ours, "dispatch_only"), (theirs, "dispatch_only")),
             ),
         )
+    noisy = _noisy_delta(theirs.get("hook_delta")) or _noisy_delta(ours.get("hook_delta"))
     checks = []
     for label, target, show, value in specs:
         median, best = value("median"), value("best")
         limit = TARGETS[target]
+        verdict = "PASS" if 0 < median <= limit else "FAIL"
+        verdict_best = "PASS" if 0 < best <= limit else "FAIL"
+        if "(2c)" in label and noisy:
+            # strands-agents' 20-cycle invocation is 28 ms and the hooks add 3 %: on a busy machine the pairs
+            # scatter by more than that, and the median says nothing. 2d measures the same cost, steadily.
+            verdict = verdict_best = "NOISY"
         checks.append(
             {
                 "check": label,
@@ -294,11 +301,20 @@ def build_report(results: dict[str, Any]) -> tuple[list[list[str]], list[dict[st
                 "limit": limit,
                 "shown": show(median),
                 "shown_best": show(best),
-                "verdict": "PASS" if median <= limit else "FAIL",
-                "verdict_best": "PASS" if best <= limit else "FAIL",
+                "verdict": verdict,
+                "verdict_best": verdict_best,
             }
         )
     return rows, checks
+
+
+def _noisy_delta(delta: dict[str, Any] | None) -> bool:
+    """Whether a 2c figure is too scattered to judge: its middle half spans more than its median."""
+    if not delta:
+        return False
+    samples = sorted(delta["samples"])
+    q1, q3 = samples[len(samples) // 4], samples[(3 * len(samples)) // 4]
+    return bool(delta["median"] <= 0 or q3 - q1 > abs(delta["median"]))
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
