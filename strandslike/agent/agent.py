@@ -1,5 +1,6 @@
 """`Agent`: the façade that configures a run and hands it to the event loop."""
 
+import functools
 import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -15,12 +16,7 @@ from ..hooks.events import AfterInvocationEvent, AgentInitializedEvent, BeforeIn
 from ..hooks.registry import PROJECT, HookOrder, HookProvider, HookRegistry
 from ..interrupt import Interrupt, NotInterruptedError
 from ..interrupt._state import PendingToolExecution, _InterruptState
-from ..interventions.handler import InterventionHandler
-from ..interventions.registry import InterventionRegistry
 from ..models.model import Model
-from ..plugins._entry_points import load_entry_point_plugins
-from ..plugins.plugin import Plugin
-from ..plugins.registry import _PluginRegistry
 from ..telemetry.spans import current_tracer
 from ..tools.executors._executor import Emit, ToolExecutor
 from ..tools.executors.concurrent import ConcurrentToolExecutor
@@ -44,6 +40,10 @@ from .state import AgentState
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from ..interventions.handler import InterventionHandler
+    from ..interventions.registry import InterventionRegistry
+    from ..plugins.plugin import Plugin
+    from ..plugins.registry import _PluginRegistry
     from ..tools.structured_output import StructuredOutputContext
     from ._resume import AgentResumeChecks
     from ._tool_caller import ToolCaller
@@ -78,8 +78,8 @@ class Agent:
         description: str | None = None,
         state: AgentState | dict[str, Any] | None = None,
         hooks: Iterable[Any] | None = None,
-        plugins: Iterable[Plugin] | None = None,
-        interventions: Iterable[InterventionHandler] | None = None,
+        plugins: "Iterable[Plugin] | None" = None,
+        interventions: "Iterable[InterventionHandler] | None" = None,
         session_manager: Any = None,
         tool_executor: ToolExecutor | None = None,
         load_entry_points: bool = False,
@@ -187,17 +187,37 @@ class Agent:
         self.hooks.add_hook(self.retry_strategy)
         for hook in hooks or ():
             self._register(hook)
-        # Strands' order: hooks, then interventions, then plugins (then, here, installed plugins).
-        self._intervention_registry = InterventionRegistry(interventions or (), self.hooks)
-        self._plugin_registry = _PluginRegistry(self)
-        self._plugin_registry.add_all(plugins)
+        # Strands' order: hooks, then interventions, then plugins (then, here, installed plugins). Their machinery
+        # is imported only for an agent that has some (see `_intervention_registry` and `_plugin_registry`).
+        if interventions is not None:
+            from ..interventions.registry import InterventionRegistry
+
+            self._intervention_registry = InterventionRegistry(interventions, self.hooks)
+        if plugins is not None:
+            self._plugin_registry.add_all(plugins)
         if load_entry_points:
+            from ..plugins._entry_points import load_entry_point_plugins
+
             load_entry_point_plugins(self, self._plugin_registry)
         if _has_delegating_tool(self):  # registered only when used: its hooks would build events for every agent
             from ._agent_as_tool import _Delegation
 
             self.hooks.add_hook(_Delegation())
         self.hooks.invoke_callbacks(AgentInitializedEvent(self))
+
+    @functools.cached_property
+    def _intervention_registry(self) -> "InterventionRegistry":
+        """The agent's intervention handlers (none unless ``interventions=`` was given)."""
+        from ..interventions.registry import InterventionRegistry
+
+        return InterventionRegistry((), self.hooks)
+
+    @functools.cached_property
+    def _plugin_registry(self) -> "_PluginRegistry":
+        """The plugins attached to the agent, made on first use."""
+        from ..plugins.registry import _PluginRegistry
+
+        return _PluginRegistry(self)
 
     def _register(self, hook: Any) -> None:
         if isinstance(hook, HookProvider):

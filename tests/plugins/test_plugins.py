@@ -239,7 +239,9 @@ def test_a_multi_agent_plugin_given_to_an_agent_says_where_it_belongs():
         Agent(plugins=[Monitor()])
 
 
-def test_a_plugin_tool_name_clash_is_refused():
+def test_a_plugin_tool_replaces_a_decorated_tool_of_the_same_name():
+    # Strands 1.62: a plugin's tools go through `process_tools`; a `@tool` supports hot reload, so one of the same
+    # name is replaced rather than refused.
     @tool
     def shout(words: str) -> str:
         """Shout.
@@ -249,8 +251,11 @@ def test_a_plugin_tool_name_clash_is_refused():
         """
         return words
 
-    with pytest.raises(ValueError, match="shout"):
-        Agent(tools=[shout], plugins=[Recorder()])
+    plugin = Recorder()
+    agent = Agent(tools=[shout], plugins=[plugin])
+    assert agent.tool_names == ["shout"]
+    assert agent.tool.shout(words="hi")["content"] == [{"text": "HI"}]
+    assert plugin.seen[-1] == "shout hi"
 
 
 def test_the_plugin_registry_does_not_keep_the_agent_alive():
