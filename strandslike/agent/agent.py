@@ -262,6 +262,19 @@ class Agent:
             self, name=name or self.name, description=description, preserve_context=preserve_context, delegate=delegate
         )
 
+    def cleanup(self) -> None:
+        """Release the agent's tool providers (Strands): each is told this agent no longer uses it.
+
+        Call it when the agent is done; it also runs when the agent is garbage collected.
+        """
+        self.tool_registry.cleanup()
+
+    def __del__(self) -> None:
+        # Also called when the constructor raised, before tool_registry was set (as in Strands).
+        registry = self.__dict__.get("tool_registry")
+        if registry is not None and registry._tool_providers:
+            registry.cleanup()
+
     @property
     def tool(self) -> "ToolCaller":
         """Call tools directly: ``agent.tool.name(**input)``."""

@@ -2,9 +2,9 @@
 
 `ToolRegistry.process_tools` takes what ``Agent(tools=[...])`` takes in Strands 1.62: ``@tool`` functions and
 other `AgentTool` instances, file paths (``"./tools/weather.py"``), module paths (``"myapp.tools"``,
-``"myapp.tools:weather"``), imported modules, ``{"name": ..., "path": ...}`` dicts, agents (wrapped with
-``as_tool()``) and nested lists of these. Anything else, a plain function without ``@tool`` included, is skipped
-with a warning, as in Strands. A failed call registers nothing.
+``"myapp.tools:weather"``), imported modules, ``{"name": ..., "path": ...}`` dicts, `ToolProvider` instances,
+agents (wrapped with ``as_tool()``) and nested lists of these. Anything else, a plain function without ``@tool``
+included, is skipped with a warning, as in Strands. A failed call registers nothing.
 """
 
 import inspect
@@ -16,6 +16,7 @@ from .._log import get_logger
 from ..types.exceptions import ToolNameConflictError
 from ..types.tools import AgentTool, ToolSpec
 from ._generation import SPEC_GENERATION
+from .tool_provider import ToolProvider
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,6 +58,19 @@ class ToolRegistry:
         self._spec_owners_custom = False
         # The tool files of the tools directory as last loaded: path -> modification time (see `reload_changed_tools`).
         self._directory_mtimes: dict[Path, int] = {}
+        # Tool providers this registry consumes (see `cleanup`), and its consumer id (a uuid4 string, made on first
+        # use: most registries have no provider).
+        self._tool_providers: list[ToolProvider] = []
+        self._consumer_id: str | None = None
+
+    @property
+    def _registry_id(self) -> str:
+        """This registry's consumer id with its tool providers (Strands' attribute)."""
+        if self._consumer_id is None:
+            import uuid
+
+            self._consumer_id = str(uuid.uuid4())
+        return self._consumer_id
 
     # -- registration ------------------------------------------------------------------------------------------
 
@@ -78,6 +92,7 @@ class ToolRegistry:
         """
         registry, dynamic = dict(self.registry), dict(self.dynamic_tools)
         names: list[str] = []
+        providers: list[ToolProvider] = []
 
         def register(agent_tool: AgentTool, *, dynamic_load: bool = False) -> None:
             if dynamic_load:
@@ -87,17 +102,39 @@ class ToolRegistry:
 
         def add(tool: Any) -> None:
             try:
-                self._add(tool, register, add)
+                if isinstance(tool, ToolProvider):
+                    self._add_provider(tool, providers, register)
+                else:
+                    self._add(tool, register, add)
             except Exception as exc:
                 raise ValueError(f"Failed to load tool {tool}: {exc}") from exc
 
-        if isinstance(tools, AgentTool | str | dict) or not isinstance(tools, Iterable):
-            add(tools)  # a lone tool where a list was expected: take it as a list of one
-        else:
-            for tool in tools:
-                add(tool)
+        try:
+            if isinstance(tools, AgentTool | str | dict | ToolProvider) or not isinstance(tools, Iterable):
+                add(tools)  # a lone tool where a list was expected: take it as a list of one
+            else:
+                for tool in tools:
+                    add(tool)
+        except BaseException:
+            for provider in providers:  # nothing of this call is registered: neither is its consumer
+                provider.remove_consumer(self._registry_id)
+            raise
         self._commit(registry, dynamic)
+        self._tool_providers.extend(providers)
         return names
+
+    def _add_provider(self, provider: ToolProvider, providers: list[ToolProvider], register: Any) -> None:
+        """Consume ``provider`` and register its tools (Strands loads them at once, blocking)."""
+        from .._sync import run_sync
+
+        provider.add_consumer(self._registry_id)
+        providers.append(provider)
+
+        async def load() -> Any:
+            return await provider.load_tools()
+
+        for provider_tool in run_sync(load):
+            register(provider_tool)
 
     @staticmethod
     def _add(tool: Any, register: Any, add: Any) -> None:
@@ -389,7 +426,21 @@ class ToolRegistry:
         return [value for _, value in inspect.getmembers(module) if isinstance(value, DecoratedFunctionTool)]
 
     def cleanup(self, **kwargs: Any) -> None:
-        """Release what the tools hold; registered tools hold nothing that needs it (Strands' tool providers do)."""
+        """Remove this registry from its tool providers' consumers, so they may release what they hold.
+
+        Every provider is told even if one fails; the first failure is then raised (as in Strands).
+        """
+        errors: list[Exception] = []
+        for provider in self._tool_providers:
+            try:
+                provider.remove_consumer(self._registry_id)
+            except Exception as exc:
+                errors.append(exc)
+                logger.error(
+                    "provider=<%s>, error=<%s> | failed to remove provider consumer", type(provider).__name__, exc
+                )
+        if errors:
+            raise errors[0]
 
 
 def _register_into(registry: dict[str, AgentTool], dynamic: dict[str, AgentTool], tool: AgentTool) -> None:

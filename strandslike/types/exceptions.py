@@ -107,6 +107,10 @@ class SessionException(Exception):
     """A session could not be read or written (Strands name)."""
 
 
+class ToolProviderException(Exception):
+    """A tool provider failed to load or clean up its tools (Strands name)."""
+
+
 class ModelNotConfiguredError(StrandslikeError, ValueError):
     """The agent was invoked without a model."""
 

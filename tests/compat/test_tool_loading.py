@@ -10,6 +10,7 @@ import pytest
 
 from strandslike import Agent, tool
 from strandslike.models import ScriptedModel, text, tool_call
+from strandslike.tools import ToolProvider
 from strandslike.tools.loader import load_tool_from_string, load_tools_from_module
 from strandslike.tools.registry import ToolRegistry
 from strandslike.tools.tools import PythonAgentTool
@@ -215,3 +216,89 @@ def test_get_all_tools_config_normalizes_specs_as_strands() -> None:
     }
     assert config["f"] == f.tool_spec
     assert registry.get_all_tool_specs() == list(config.values())
+
+
+class Provider(ToolProvider):
+    """A provider of one tool, recording its consumers (as Strands' MCP client does)."""
+
+    def __init__(self, *tools: Any) -> None:
+        self.tools = list(tools)
+        self.consumers: list[Any] = []
+        self.removed: list[Any] = []
+
+    async def load_tools(self, **kwargs: Any) -> list[Any]:
+        return self.tools
+
+    def add_consumer(self, consumer_id: Any, **kwargs: Any) -> None:
+        self.consumers.append(consumer_id)
+
+    def remove_consumer(self, consumer_id: Any, **kwargs: Any) -> None:
+        self.removed.append(consumer_id)
+
+
+@tool
+def ping() -> str:
+    """Answer pong."""
+    return "pong"
+
+
+async def test_a_tool_provider_lends_its_tools_until_cleanup() -> None:
+    provider = Provider(ping)
+    # Built inside a running loop: load_tools is awaited on a worker thread's loop, as Strands' run_async does.
+    agent = Agent(model=ScriptedModel([tool_call("ping"), text("done")]), tools=[provider])
+    assert agent.tool_names == ["ping"]
+    assert provider.consumers == [agent.tool_registry._registry_id]
+    await agent.invoke_async("go")
+    assert agent.messages[2]["content"][0]["toolResult"]["content"] == [{"text": "pong"}]
+    agent.cleanup()
+    agent.cleanup()  # remove_consumer is idempotent on the provider's side; the registry just tells it again
+    assert provider.removed == [agent.tool_registry._registry_id] * 2
+
+
+def test_a_collected_agent_releases_its_providers() -> None:
+    import gc
+
+    provider = Provider(ping)
+    agent = Agent(tools=[provider])
+    consumer = agent.tool_registry._registry_id
+    del agent
+    gc.collect()
+    assert provider.removed == [consumer]
+
+
+def test_a_failed_tool_list_releases_the_providers_it_took() -> None:
+    provider = Provider(ping)
+    with pytest.raises(ValueError, match="Failed to load tool"):
+        Agent(tools=[provider, "./no/such/tool.py"])
+    assert provider.removed == provider.consumers
+
+
+def test_cleanup_tells_every_provider_and_raises_the_first_failure() -> None:
+    class Failing(Provider):
+        def remove_consumer(self, consumer_id: Any, **kwargs: Any) -> None:
+            raise RuntimeError("cannot close")
+
+    failing, other = Failing(), Provider(ping)
+    agent = Agent(tools=[failing, other])
+    with pytest.raises(RuntimeError, match="cannot close"):
+        agent.cleanup()
+    assert other.removed == [agent.tool_registry._registry_id]
+    failing.remove_consumer = lambda consumer_id, **kwargs: None  # type: ignore[method-assign]
+
+
+def test_the_strands_tools_names_are_exported() -> None:
+    import strandslike.tools as tools_package
+    from strandslike.types.exceptions import ToolProviderException
+
+    for name in (
+        "InvalidToolUseNameException",
+        "PythonAgentTool",
+        "ToolProvider",
+        "convert_pydantic_to_tool_spec",
+        "normalize_schema",
+        "normalize_tool_spec",
+        "tool",
+    ):
+        assert name in tools_package.__all__
+        assert getattr(tools_package, name) is not None
+    assert issubclass(ToolProviderException, Exception)
