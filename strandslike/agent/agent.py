@@ -509,6 +509,15 @@ class Agent:
         idempotency_token: Any,
     ) -> AgentResult:
         concurrency = self._concurrency
+        if idempotency_token is None and concurrency.mode is ConcurrentInvocationMode.THROW:  # the usual call
+            if not concurrency.lock.acquire(blocking=False):
+                raise ConcurrencyException(
+                    "Agent is already processing a request. Concurrent invocations are not supported."
+                )
+            try:
+                return await self._run_invocation(prompt, invocation_state, emit, structured_request)
+            finally:
+                concurrency.lock.release()
         begin = concurrency.begin(idempotency_token)
         if begin.waiting_on is not None:  # a duplicate of the invocation in flight: its outcome is ours
             return await begin.waiting_on.outcome()

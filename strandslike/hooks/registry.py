@@ -332,7 +332,13 @@ class HookRegistry:
         On an interruptible event every callback runs even after one interrupts, and all interrupts are
         returned together. A callback's exception propagates at once, noted with the event and callback.
         """
-        callbacks = self._callbacks_for(event)
+        event_type = type(event)
+        if event_type.should_reverse_callbacks is _DEFAULT_DIRECTION:  # `_callbacks_for`, inlined: every event
+            callbacks = self._ordered.get(event_type)
+            if callbacks is None:
+                callbacks = self._callbacks(event_type)
+        else:
+            callbacks = self._callbacks_for(event)
         if not callbacks:
             return event, []
         # This loop is the hot path of every hooked agent: nothing per callback but the call, a None check on what

@@ -248,27 +248,32 @@ class ToolRegistry:
 
         A spec that fails validation is left out with a warning, as in Strands.
         """
-        from .tools import normalize_tool_spec
-
         config: dict[str, ToolSpec] = {}
         for tools in (self.registry, self.dynamic_tools):
             for name, agent_tool in tools.items():
-                if name in config:
-                    continue
-                try:
-                    spec = normalize_tool_spec(agent_tool.tool_spec.copy())
-                    self.validate_tool_spec(spec)
-                except (ValueError, RecursionError) as exc:
-                    logger.warning("tool_name=<%s> | spec validation failed | %s", name, exc)
-                    continue
-                config[name] = spec
+                if name not in config:
+                    spec = self._normalize(name, agent_tool.tool_spec)
+                    if spec is not None:
+                        config[name] = spec
         return config
+
+    def _normalize(self, name: str, tool_spec: ToolSpec) -> ToolSpec | None:
+        """Return a normalized, validated copy of ``tool_spec``, or None (with Strands' warning) if it is invalid."""
+        from .tools import normalize_tool_spec
+
+        try:
+            spec = normalize_tool_spec(tool_spec.copy())
+            self.validate_tool_spec(spec)
+        except (ValueError, RecursionError) as exc:
+            logger.warning("tool_name=<%s> | spec validation failed | %s", name, exc)
+            return None
+        return spec
 
     def get_all_tool_specs(self) -> list[ToolSpec]:
         """Return the normalized specs of all tools, in registration order (what the model is sent).
 
         The list is cached, and the same list object is returned while no tool is added and no tool's spec is
-        replaced; treat it as read-only.
+        replaced; treat it and its specs as read-only.
         """
         cached = self._specs_cache
         if cached is not None and cached[1] == SPEC_GENERATION[0] and not self._spec_owners_custom:
@@ -276,9 +281,31 @@ class ToolRegistry:
         tools = (*self.registry.values(), *self.dynamic_tools.values())
         identity = tuple(id(agent_tool.tool_spec) for agent_tool in tools)
         if cached is None or cached[2] != identity:
-            cached = (list(self.get_all_tools_config().values()), SPEC_GENERATION[0], identity)
+            cached = (self._normalized_specs(), SPEC_GENERATION[0], identity)
         self._specs_cache = (cached[0], SPEC_GENERATION[0], identity)
         return cached[0]
+
+    def _normalized_specs(self) -> list[ToolSpec]:
+        """`get_all_tools_config`'s specs, each normalized once per spec object and shared by every registry."""
+        specs: dict[str, ToolSpec] = {}
+        for tools in (self.registry, self.dynamic_tools):
+            for name, agent_tool in tools.items():
+                if name in specs:
+                    continue
+                tool_spec = agent_tool.tool_spec
+                memo = agent_tool._normalized_spec
+                if memo is not None and memo[0] is tool_spec:
+                    specs[name] = memo[1]
+                    continue
+                spec = self._normalize(name, tool_spec)
+                if spec is None:
+                    continue
+                specs[name] = spec
+                try:
+                    agent_tool._normalized_spec = (tool_spec, spec)
+                except AttributeError:  # a tool class with __slots__: normalized again by the next registry
+                    pass
+        return list(specs.values())
 
     def validate_tool_spec(self, tool_spec: ToolSpec) -> None:
         """Check a spec and fill in the defaults Strands fills in (``type``, ``properties``, ``required``, ...).

@@ -135,6 +135,9 @@ class AgentTool(ABC):
     # Whether replacing the spec always announces it (`strandslike.tools._generation`); registries otherwise compare
     # the spec objects on every call.
     _announces_spec_changes: ClassVar[bool] = False
+    # (the spec object, its normalized and validated form): registries share the work of normalizing a tool's
+    # spec (an agent per request would otherwise redo it on its first model call).
+    _normalized_spec: "tuple[ToolSpec, ToolSpec] | None" = None
 
     def __init__(self) -> None:
         """Start as a tool that was not loaded at run time."""

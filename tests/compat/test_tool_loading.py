@@ -218,6 +218,26 @@ def test_get_all_tools_config_normalizes_specs_as_strands() -> None:
     assert registry.get_all_tool_specs() == list(config.values())
 
 
+def test_registries_share_a_tools_normalized_spec_until_it_is_replaced() -> None:
+    @tool
+    def f(x: int) -> int:
+        """F."""
+        return x
+
+    first, second = ToolRegistry(), ToolRegistry()
+    first.process_tools([f])
+    second.process_tools([f])
+    [spec] = first.get_all_tool_specs()
+    assert second.get_all_tool_specs() == [spec]
+    assert second.get_all_tool_specs()[0] is spec  # normalized once for every agent holding the tool
+    # get_all_tools_config hands out copies its caller may change.
+    first.get_all_tools_config()["f"]["description"] = "changed"
+    assert second.get_all_tool_specs()[0]["description"] == "F."
+    f.tool_spec = {**f.tool_spec, "description": "G."}
+    assert first.get_all_tool_specs()[0]["description"] == "G."
+    assert second.get_all_tool_specs()[0]["description"] == "G."
+
+
 class Provider(ToolProvider):
     """A provider of one tool, recording its consumers (as Strands' MCP client does)."""
 
