@@ -97,7 +97,7 @@ class Orchestrator(MultiAgentBase):
             return await self._execute_untraced(task, invocation_state, emit)
         from .swarm import Swarm  # imports this module
 
-        scope = tracer.start_orchestrator("swarm" if isinstance(self, Swarm) else "graph", self.id)
+        scope = tracer.start_orchestrator("swarm" if isinstance(self, Swarm) else "graph", self.id, self)
         try:
             result = await self._execute_untraced(task, invocation_state, emit)
         except BaseException as exc:

@@ -126,6 +126,7 @@ class SpanTracer:
         session_id = getattr(agent.session_manager, "session_id", None)
         if isinstance(session_id, str):
             attributes["gen_ai.conversation.id"] = session_id
+        _add_custom(attributes, agent)
         scope = self._start(f"invoke_agent {agent.name}", attributes, self._internal)
         usage = agent.event_loop_metrics.accumulated_usage
         scope.start_usage = (usage.get("inputTokens", 0), usage.get("outputTokens", 0))
@@ -165,6 +166,7 @@ class SpanTracer:
         provider = _provider_name(agent.model)
         if provider is not None:
             attributes["gen_ai.provider.name"] = provider
+        _add_custom(attributes, agent)
         if model_id is not None:
             attributes["gen_ai.request.model"] = model_id
             return self._start(f"chat {model_id}", attributes, self._client)
@@ -182,15 +184,16 @@ class SpanTracer:
 
     # -- tools --------------------------------------------------------------------------------------------------
 
-    def start_tool(self, tool_use: "ToolUse") -> SpanScope:
+    def start_tool(self, tool_use: "ToolUse", agent: Any = None) -> SpanScope:
         """Start the ``execute_tool`` span of one tool call (its hooks and retries included)."""
         name = tool_use["name"]
-        attributes = {
+        attributes: dict[str, Any] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
             "gen_ai.tool.call.id": tool_use["toolUseId"],
             "gen_ai.tool.type": "function",
         }
+        _add_custom(attributes, agent)
         return self._start(f"execute_tool {name}", attributes, self._internal)
 
     def end_tool(self, scope: SpanScope, outcome: "ToolResult | list[Interrupt] | Any") -> None:
@@ -209,10 +212,11 @@ class SpanTracer:
 
     # -- orchestrators ------------------------------------------------------------------------------------------
 
-    def start_orchestrator(self, kind: str, orchestrator_id: str) -> SpanScope:
+    def start_orchestrator(self, kind: str, orchestrator_id: str, orchestrator: Any = None) -> SpanScope:
         """Start the span of a Graph or Swarm invocation (``kind`` is ``graph`` or ``swarm``)."""
         operation = f"invoke_{kind}"
-        attributes = {"gen_ai.operation.name": operation, "gen_ai.agent.name": orchestrator_id}
+        attributes: dict[str, Any] = {"gen_ai.operation.name": operation, "gen_ai.agent.name": orchestrator_id}
+        _add_custom(attributes, orchestrator)
         return self._start(f"{operation} {orchestrator_id}", attributes, self._internal)
 
     def start_node(self, node_id: str, node_type: str) -> SpanScope:
@@ -325,6 +329,13 @@ def configure_from_environment(environ: Any = os.environ) -> None:
         enable_tracing()
     elif value.lower() not in _FALSE:
         raise TracingConfigError(value)
+
+
+def _add_custom(attributes: dict[str, Any], owner: Any) -> None:
+    """Add the owner's ``trace_attributes`` (Agent, Graph, Swarm) to a span's attributes, as Strands does."""
+    custom = getattr(owner, "trace_attributes", None)
+    if custom:
+        attributes.update(custom)
 
 
 def _model_id(model: Any) -> str | None:

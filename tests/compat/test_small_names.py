@@ -155,7 +155,6 @@ def test_importing_the_agent_loads_no_more_than_it_needs() -> None:
         "anyio",
         "docstring_parser",
         "jsonschema",
-        "logging",
         "strandslike.tools.decorator",
         "strandslike.models.scripted",
         "strandslike.interrupt._interrupt_tool",

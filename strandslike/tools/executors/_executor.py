@@ -67,7 +67,7 @@ async def run_tool(
     # paused batch keeps and resume validation reads), whatever new dicts hooks put in its place.
     token = MODEL_CALL.set(tool_use)
     tracer = current_tracer()
-    scope = tracer.start_tool(tool_use) if tracer is not None else None
+    scope = tracer.start_tool(tool_use, agent) if tracer is not None else None
     try:
         outcome = await _run_attempts(agent, tool_use, invocation_state, emit)
     except BaseException as exc:
