@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..types.exceptions import SessionConflictError, SessionCorruptError, SessionException
+from ..types.exceptions import SessionConflictError, SessionCorruptError, SessionException, SessionStorageError
 from ..types.session import Session
 from ._file_claim import (
     HELD,
@@ -117,13 +117,21 @@ class FileLogStore(LogSessionRepository):
     # -- sessions -----------------------------------------------------------------------------------------------------
 
     def create_session(self, session: Session, **kwargs: Any) -> Session:
-        """Create the session directory and record; an existing record (a concurrent creator) is kept."""
-        existing = self.read_session(session.session_id)
-        if existing is not None:
-            return existing
+        """Create the session directory and record.
+
+        Raises:
+            SessionException: The session exists already (Strands' message; `RepositorySessionManager` then reads
+                the record a concurrent creator wrote), or it cannot be written (`SessionStorageError`).
+        """
+        if self.read_session(session.session_id) is not None:
+            raise SessionException(f"Session {session.session_id} already exists")
+        path = self._storage.path(self._session_parts(session.session_id)) / "session.json"
         with self._storage.directory(self._session_parts(session.session_id), create=True) as dir_fd:
             assert dir_fd is not None  # created
-            write_json_atomic(dir_fd, "session.json", {**session.to_dict(), "format": SESSION_FORMAT})
+            try:
+                write_json_atomic(dir_fd, "session.json", {**session.to_dict(), "format": SESSION_FORMAT})
+            except OSError as exc:
+                raise SessionStorageError(str(path), exc) from exc
         return session
 
     def read_session(self, session_id: str, **kwargs: Any) -> Session | None:

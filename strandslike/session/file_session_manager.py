@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..types.exceptions import SessionStorageError
 from ._file_store import AGENT_PREFIX, MULTI_AGENT_PREFIX, SESSION_FORMAT, SESSION_PREFIX, FileLogStore
 from ._files import ensure_dir
 from ._ids import validate_id
@@ -64,10 +65,14 @@ class FileSessionManager(RepositorySessionManager, FileLogStore):
         Raises:
             ValueError: ``session_id`` is not a safe id (path separators, ``..``, control characters, too long).
             SessionCorruptError: The session's files are corrupt, planted (symlinks, FIFOs) or not strandslike's.
+            SessionStorageError: The storage directory cannot be created.
         """
         validate_id(session_id, "session")
         root = Path(storage_dir) if storage_dir is not None else default_storage_dir()
-        ensure_dir(root)
+        try:
+            ensure_dir(root)
+        except OSError as exc:  # a file in the way, no permission: a SessionException, as in Strands
+            raise SessionStorageError(str(root), exc) from exc
         FileLogStore.__init__(self, root, fsync=fsync)
         RepositorySessionManager.__init__(self, session_id=session_id, session_repository=self, **kwargs)
 

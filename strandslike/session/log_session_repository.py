@@ -105,8 +105,13 @@ class LogSessionRepository(SessionRepository):
                 seen.audit_written = len(replayed.audit)
         return replayed
 
-    def _short_write(self, ref: LogRef, build: Any, *, durable: bool = False) -> None:
-        """Append ``build(seen)``'s records under a claim at the version this object last saw."""
+    def _short_write(self, ref: LogRef, build: Any, *, durable: bool = False, missing: str | None = None) -> None:
+        """Append ``build(seen)``'s records under a claim at the version this object last saw.
+
+        Raises:
+            SessionException: ``missing`` is given (an update, in Strands' API) and the log has no records yet; the
+                message is ``missing``.
+        """
         with self._seen_lock:
             seen = self._seen.get(ref)
         if seen is None:
@@ -116,6 +121,8 @@ class LogSessionRepository(SessionRepository):
                 self._read(ref)
             with self._seen_lock:
                 seen = self._seen[ref]
+        if missing is not None and not seen.has_records:
+            raise SessionException(missing)
         claim = self.claim_log(ref, seen.version)
         try:
             records = build(seen)
@@ -131,7 +138,7 @@ class LogSessionRepository(SessionRepository):
 
     def create_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
         """Start the agent's log with a header and a snapshot (append a snapshot if it exists)."""
-        self.update_agent(session_id, session_agent)
+        self._write_agent(session_id, session_agent, None)
 
     def read_agent(self, session_id: str, agent_id: str, **kwargs: Any) -> SessionAgent | None:
         """Replay the agent's log and return its latest snapshot (with its audit trail)."""
@@ -139,14 +146,22 @@ class LogSessionRepository(SessionRepository):
         return None if replayed is None else replayed.agent
 
     def update_agent(self, session_id: str, session_agent: SessionAgent, **kwargs: Any) -> None:
-        """Append a snapshot of the agent (and the audit entries not stored yet)."""
+        """Append a snapshot of the agent (and the audit entries not stored yet).
+
+        Raises:
+            SessionException: The agent does not exist (Strands' message).
+        """
+        missing = f"Agent {session_agent.agent_id} in session {session_id} does not exist"
+        self._write_agent(session_id, session_agent, missing)
+
+    def _write_agent(self, session_id: str, session_agent: SessionAgent, missing: str | None) -> None:
         ref = self.agent_ref(session_id, session_agent.agent_id)
 
         def build(seen: _Seen) -> list[dict[str, Any]]:
             records, seen.audit_written, _ = snapshot_records(session_agent, seen.audit_written)
             return records
 
-        self._short_write(ref, build)
+        self._short_write(ref, build, missing=missing)
 
     # -- layer 1: messages --------------------------------------------------------------------------------------------
 
@@ -164,11 +179,20 @@ class LogSessionRepository(SessionRepository):
         return next((message for message in replayed.messages if message.message_id == message_id), None)
 
     def update_message(self, session_id: str, agent_id: str, session_message: SessionMessage, **kwargs: Any) -> None:
-        """Append a redaction record: the message now reads as ``redact_message`` (or ``message`` if that is unset)."""
+        """Append a redaction record: the message now reads as ``redact_message`` (or ``message`` if that is unset).
+
+        Raises:
+            SessionException: The message does not exist (Strands' message).
+        """
         replacement = (
             session_message.redact_message if session_message.redact_message is not None else session_message.message
         )
         ref = self.agent_ref(session_id, agent_id)
+        # Read without changing the version this object last saw: a write based on a stale read is still refused.
+        stored = self.read_log(ref)
+        replayed = None if stored is None else replay_agent(stored, self.describe_log(ref))
+        if replayed is None or all(message.message_id != session_message.message_id for message in replayed.messages):
+            raise SessionException(f"Message {session_message.message_id} does not exist")
         self._short_write(ref, lambda seen: [redaction_record(session_message.message_id, replacement)])
 
     def list_messages(
@@ -185,7 +209,7 @@ class LogSessionRepository(SessionRepository):
 
     def create_multi_agent(self, session_id: str, multi_agent: Any, **kwargs: Any) -> None:
         """Start an orchestrator's log with its state."""
-        self.update_multi_agent(session_id, multi_agent)
+        self._write_multi_agent(session_id, multi_agent, None)
 
     def read_multi_agent(self, session_id: str, multi_agent_id: str, **kwargs: Any) -> dict[str, Any] | None:
         """Return an orchestrator's latest state."""
@@ -194,10 +218,18 @@ class LogSessionRepository(SessionRepository):
         return None if stored is None else replay_multi_agent(stored, self.describe_log(ref))
 
     def update_multi_agent(self, session_id: str, multi_agent: Any, **kwargs: Any) -> None:
-        """Append an orchestrator's state (durably: an orchestration that pauses must find it again)."""
+        """Append an orchestrator's state (durably: an orchestration that pauses must find it again).
+
+        Raises:
+            SessionException: The orchestrator has no state yet (Strands' message).
+        """
+        missing = f"MultiAgent state {multi_agent.id} in session {session_id} does not exist"
+        self._write_multi_agent(session_id, multi_agent, missing)
+
+    def _write_multi_agent(self, session_id: str, multi_agent: Any, missing: str | None) -> None:
         ref = self.multi_agent_ref(session_id, multi_agent.id)
         state = multi_agent.serialize_state()
-        self._short_write(ref, lambda seen: [multi_agent_record(state, ref.owner_id)], durable=True)
+        self._short_write(ref, lambda seen: [multi_agent_record(state, ref.owner_id)], durable=True, missing=missing)
 
     def delete_session(self, session_id: str, **kwargs: Any) -> None:
         """Delete a session and everything in it.

@@ -21,7 +21,7 @@ from ..hooks.events import (
 )
 from ..hooks.registry import HookRegistry
 from ..types.content import Message
-from ..types.exceptions import SessionConflictError, UnclaimedSessionWarning
+from ..types.exceptions import SessionConflictError, SessionException, UnclaimedSessionWarning
 from ..types.session import Session, SessionType
 from ._ids import validate_id
 from ._log_persistence import FLUSH_BYTES, LogPersistence

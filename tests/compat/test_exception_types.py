@@ -139,7 +139,7 @@ def test_a_session_that_cannot_be_written_raises_session_exception(tmp_path: Pat
         manager.create_session(Session(session_id="blocked", session_type=SessionType.AGENT))
     (tmp_path / "session_other").mkdir()
     (tmp_path / "session_other" / "multi_agents").write_text("a file where a directory should be")
-    with pytest.raises(SessionException, match="cannot be written"):
+    with pytest.raises(SessionException, match="multi_agents"):
         manager.create_multi_agent("other", _MultiAgent("graph", {}))
 
 
@@ -150,7 +150,7 @@ def test_permission_denied_raises_session_exception(tmp_path: Path) -> None:
     manager = FileSessionManager(session_id="s", storage_dir=storage)
     storage.chmod(0o500)
     try:
-        with pytest.raises(SessionException, match="cannot be written"):
+        with pytest.raises(SessionException, match="session_other"):
             manager.create_session(Session(session_id="other", session_type=SessionType.AGENT))
     finally:
         storage.chmod(0o700)
