@@ -88,7 +88,10 @@ class PostgresCluster:
             os.chown(self.sockets, self.user.pw_uid, self.user.pw_gid)
             os.chown(self.root, self.user.pw_uid, self.user.pw_gid)
         initdb = self._as_server_user(
-            [str(self.binaries / "initdb"), "-D", str(self.data), "-U", DATABASE_USER, "-A", "trust", "--no-sync"]
+            [
+                str(self.binaries / "initdb"),
+                *("-D", str(self.data), "-U", DATABASE_USER, "-A", "trust", "-E", "UTF8", "--no-sync"),
+            ]
         )
         done = subprocess.run(initdb, capture_output=True, text=True, check=False, env={**os.environ, "LC_ALL": "C"})
         if done.returncode != 0:
@@ -139,6 +142,22 @@ class PostgresCluster:
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def new_database(server_dsn: str, prefix: str = "t") -> str:
+    """Create a fresh, empty UTF-8 database on the server of ``server_dsn``; return its DSN.
+
+    Each test module that needs an empty store gets its own database instead of sharing tables with the others.
+    """
+    import uuid
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} ENCODING 'UTF8' TEMPLATE template0")  # type: ignore[arg-type]
+    return make_conninfo(**{**conninfo_to_dict(server_dsn), "dbname": name})
 
 
 @contextlib.contextmanager
