@@ -15,7 +15,7 @@ import sys
 from .._version import __version__
 from ..session.file_session_manager import default_storage_dir
 from ..types.exceptions import InvalidIdError, SessionCorruptError, StrandslikeError
-from . import check, demo, import_strands, resume, serve, sessions, trust
+from . import check, db, demo, import_strands, resume, serve, sessions, trust
 from ._common import EXIT_FAILURE, EXIT_USAGE, CliError, err
 
 DEFAULT_PROGRAM = "python -m strandslike"
@@ -71,6 +71,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     import_strands.add_parser(session_commands, storage)
     trust.add_parser(session_commands, storage)
     check.add_parser(session_commands, storage)
+    db.add_parser(commands, storage)
     return parser
 
 

@@ -14,8 +14,11 @@ from typing import Any
 from ..interrupt import Interrupt
 from ..interrupt._state import _InterruptState
 from ..session._ids import validate_id
-from ..session.file_session_manager import AGENT_PREFIX, SESSION_PREFIX, FileSessionManager
-from ..types.exceptions import SessionCorruptError, SessionException, StrandslikeError
+from ..session.file_session_manager import SESSION_PREFIX, FileSessionManager
+from ..session.log_session_repository import LogSessionRepository
+from ..session.repository_session_manager import RepositorySessionManager
+from ..session.session_repository import LogRef
+from ..types.exceptions import MissingExtraError, SessionCorruptError, SessionException, StrandslikeError
 from ..types.session import Session, SessionAgent, SessionMessage, encode_bytes_values
 
 EXIT_OK = 0
@@ -89,6 +92,66 @@ def open_session(storage_dir: Path, session_id: str) -> FileSessionManager:
     return FileSessionManager(session_id, storage_dir=storage_dir)
 
 
+def _postgres_store(dsn: str) -> Any:
+    """Open the PostgreSQL store named by ``--dsn`` for reading (it never creates tables).
+
+    Raises:
+        CliError: The postgres extra is missing, or the database's schema cannot be read (exit code 2), or the
+            database cannot be reached (exit code 1).
+    """
+    try:
+        from ..session import postgres
+
+        postgres.import_psycopg()
+    except MissingExtraError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    try:
+        store = postgres.PostgresSessionRepository(dsn, create_schema=False)
+        store.list_sessions()  # checks the schema version once
+    except postgres.PostgresSchemaError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    except postgres.PostgresStoreError as exc:
+        raise CliError(str(exc), EXIT_FAILURE) from None
+    return store
+
+
+def stored_session_ids(args: Any) -> list[str]:
+    """Return the ids of the sessions of ``--dsn``'s database or of ``--storage-dir``, sorted."""
+    if getattr(args, "dsn", None):
+        return list(_postgres_store(args.dsn).list_sessions())
+    return session_ids(storage_path(args.storage_dir))
+
+
+def where(args: Any) -> str:
+    """Return where the command reads sessions from, for messages: the storage directory or the database."""
+    if getattr(args, "dsn", None):
+        return str(_postgres_store(args.dsn).where)
+    return str(args.storage_dir)
+
+
+def open_existing(args: Any, session_id: str) -> RepositorySessionManager:
+    """Open an existing session of ``--dsn``'s database or of ``--storage-dir``, for reading; never create one.
+
+    Raises:
+        CliError: ``session_id`` is not a valid id, or there is no such session.
+        SessionCorruptError: The session record is corrupt.
+    """
+    if not getattr(args, "dsn", None):
+        return open_session(storage_path(args.storage_dir), session_id)
+    try:
+        validate_id(session_id, "session")
+    except ValueError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    store = _postgres_store(args.dsn)
+    if store.read_session(session_id) is None:
+        known = store.list_sessions()
+        listing = f"sessions there: {', '.join(known)}" if known else "it holds no sessions"
+        raise CliError(f"no session {session_id!r} in {store.where} ({listing})")
+    from ..session.postgres import PostgresSessionManager
+
+    return PostgresSessionManager(session_id, session_repository=store)
+
+
 @dataclass
 class AgentView:
     """What a stored agent holds, as the commands show it.
@@ -131,15 +194,21 @@ def latest(stamps: list[str]) -> str | None:
     return max((stamp for stamp in stamps if isinstance(stamp, str)), default=None)
 
 
-def read_agents(manager: FileSessionManager, agent_id: str | None = None) -> list[AgentView]:
+def _store(manager: RepositorySessionManager) -> LogSessionRepository:
+    store = manager.session_repository
+    assert isinstance(store, LogSessionRepository)
+    return store
+
+
+def read_agents(manager: RepositorySessionManager, agent_id: str | None = None) -> list[AgentView]:
     """Read the agents of the manager's session (or only ``agent_id``).
 
     Raises:
         CliError: ``agent_id`` is given and the session has no such agent.
         SessionCorruptError: An agent's log is corrupt or holds an invalid interrupt state.
     """
-    session_dir = manager.storage_dir / f"{SESSION_PREFIX}{manager.session_id}"
-    known = [ref.owner_id for ref in manager.list_logs(manager.session_id) if ref.kind == "agent"]
+    store = _store(manager)
+    known = [ref.owner_id for ref in store.list_logs(manager.session_id) if ref.kind == "agent"]
     if agent_id is not None:
         if agent_id not in known:
             listing = ", ".join(known) or "none"
@@ -147,20 +216,20 @@ def read_agents(manager: FileSessionManager, agent_id: str | None = None) -> lis
         known = [agent_id]
     views = []
     for name in known:
-        stored = manager.load_agent(manager.session_id, name)  # one read of the log
+        stored = store.load_agent(manager.session_id, name)  # one read of the log
         if stored is None or (stored.agent is None and not stored.messages and not stored.repairs):
             continue  # a directory whose log was never written
         agent, messages = stored.agent, stored.messages
         view = AgentView(name, agent, messages, repairs=stored.repairs)
         if agent is not None:
-            state = _interrupt_state(session_dir / "agents" / f"{AGENT_PREFIX}{name}", agent)
+            state = _interrupt_state(store.describe_log(LogRef(manager.session_id, "agent", name)), agent)
             view.interrupted = state.activated
             view.open_interrupts = state.unanswered() if state.activated else []
         views.append(view)
     return views
 
 
-def _interrupt_state(agent_dir: Path, agent: SessionAgent) -> _InterruptState:
+def _interrupt_state(where: str, agent: SessionAgent) -> _InterruptState:
     data = agent._internal_state.get("interrupt_state")
     if data is None:
         return _InterruptState()
@@ -169,7 +238,7 @@ def _interrupt_state(agent_dir: Path, agent: SessionAgent) -> _InterruptState:
             raise SessionException(f"interrupt_state is a {type(data).__name__}, not an object")
         return _InterruptState.from_dict(data)
     except SessionException as exc:
-        raise SessionCorruptError(str(agent_dir / "agent.jsonl"), f"holds an invalid interrupt state ({exc})") from None
+        raise SessionCorruptError(where, f"holds an invalid interrupt state ({exc})") from None
 
 
 @dataclass
@@ -195,7 +264,7 @@ class MultiAgentView:
         return [dict(entry) for entry in audit if isinstance(entry, dict)] if isinstance(audit, list) else []
 
 
-def read_multi_agents(manager: FileSessionManager) -> list[MultiAgentView]:
+def read_multi_agents(manager: RepositorySessionManager) -> list[MultiAgentView]:
     """Read the orchestrators of the manager's session, without writing anything.
 
     Raises:
@@ -207,7 +276,7 @@ def read_multi_agents(manager: FileSessionManager) -> list[MultiAgentView]:
             validate_id(multi_agent_id, "multi_agent")
         except ValueError as exc:
             raise SessionCorruptError(f"multi-agent {multi_agent_id!r}", str(exc)) from None
-        state = manager.read_multi_agent(manager.session_id, multi_agent_id)
+        state = _store(manager).read_multi_agent(manager.session_id, multi_agent_id)
         if state is None:
             continue
         kind = state.get("type")
@@ -215,18 +284,18 @@ def read_multi_agents(manager: FileSessionManager) -> list[MultiAgentView]:
     return views
 
 
-def multi_agent_ids(manager: FileSessionManager) -> list[str]:
+def multi_agent_ids(manager: RepositorySessionManager) -> list[str]:
     """Return the ids of the orchestrators whose state the session stores."""
-    return [ref.owner_id for ref in manager.list_logs(manager.session_id) if ref.kind == "multi_agent"]
+    return [ref.owner_id for ref in _store(manager).list_logs(manager.session_id) if ref.kind == "multi_agent"]
 
 
-def read_session(manager: FileSessionManager) -> Session:
+def read_session(manager: RepositorySessionManager) -> Session:
     """Return the manager's session record.
 
     Raises:
         CliError: The session disappeared since it was opened.
     """
-    session = manager.read_session(manager.session_id)
+    session = manager.session_repository.read_session(manager.session_id)
     if session is None:
         raise CliError(f"session {manager.session_id!r} was deleted while it was being read")
     return session

@@ -1,6 +1,7 @@
 """Human-readable renderings of messages, content blocks, interrupts and timestamps."""
 
 import json
+import re
 import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -119,6 +120,8 @@ def resume_command(
     session_id: str,
     responses: Sequence[tuple[str, str]],
     program: str = "python -m strandslike",
+    *,
+    dsn: str | None = None,
 ) -> str:
     """Return the shell command that resumes a session.
 
@@ -128,9 +131,20 @@ def resume_command(
         session_id: The session to resume.
         responses: ``(interrupt id, answer as JSON text)`` pairs.
         program: How the command line was started (``strandslike`` or ``python -m strandslike``).
+        dsn: The PostgreSQL database the session is in, instead of ``storage_dir`` (shown as ``DSN`` if it holds a
+            password, which a printed command must not repeat).
     """
-    words = [*program.split(), "resume", "--agent", factory, "--storage-dir", storage_dir, session_id]
+    where = ["--storage-dir", storage_dir] if dsn is None else ["--dsn", shown_dsn(dsn)]
+    words = [*program.split(), "resume", "--agent", factory, *where, session_id]
     command = shlex.join(words)
     for interrupt_id, answer in responses:
         command += f" --response {shlex.quote(interrupt_id)}={shlex.quote(answer)}"
     return command
+
+
+def shown_dsn(dsn: str) -> str:
+    """Return the DSN to print in a command: itself, or ``DSN`` if it holds a password."""
+    lowered = dsn.lower()
+    if "password" in lowered or re.match(r"^[a-z]+://[^/@]*:[^/@]*@", lowered):
+        return "DSN"
+    return dsn

@@ -1,7 +1,8 @@
 """``python -m strandslike resume``: rebuild an agent from its factory and answer its interrupts.
 
 The factory is your own code (``module:function``); it is called as
-``factory(session_manager=FileSessionManager(SESSION_ID, storage_dir=DIR))`` and must pass that manager to
+``factory(session_manager=FileSessionManager(SESSION_ID, storage_dir=DIR))`` (with ``--dsn``,
+``PostgresSessionManager(SESSION_ID, dsn=DSN)``) and must pass that manager to
 the `Agent` it builds, with the same tools and hooks as the process that was interrupted, so the restored
 agent finds its pending tool batch and re-raises the same interrupt ids.
 """
@@ -15,19 +16,19 @@ from typing import Any
 from .._json import json_problem
 from ..agent import Agent, AgentResult
 from ..interrupt import InterruptError
-from ..session.file_session_manager import FileSessionManager
 from ..types.exceptions import SessionConflictError, safe_repr
 from ..types.interrupt import InterruptResponseContent
 from . import _common as common
 from ._common import EXIT_USAGE, CliError, err, out
 from ._model_option import ModelOptionError, add_model_option, build_model, with_model
-from ._render import compact_json, interrupt_lines, resume_command
+from ._render import compact_json, interrupt_lines, resume_command, shown_dsn
 
 DESCRIPTION = """\
 Rebuild an interrupted agent from its stored session and answer its interrupts.
 
 Your factory (MODULE:FACTORY) is called as factory(session_manager=...) with the
-FileSessionManager of SESSION_ID in DIR. It must pass that manager to the Agent
+FileSessionManager of SESSION_ID in DIR (with --dsn, its PostgresSessionManager
+in that database). It must pass that manager to the Agent
 it builds, with the same tools and hooks as the process that was interrupted, so
 the agent finds its paused tool calls and the same interrupt ids.
 
@@ -63,6 +64,12 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
         help="""an answer, as JSON: --response ID='"y"' or ID='{"approve": true}' (repeatable)""",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--dsn",
+        default=None,
+        help="the session is in this PostgreSQL database (postgresql://user@host/db), not in --storage-dir; the "
+        "factory then gets a PostgresSessionManager (needs the postgres extra)",
+    )
     add_model_option(parser)
     parser.set_defaults(handler=resume)
 
@@ -134,9 +141,7 @@ def resume(args: argparse.Namespace) -> int:
     except ModelOptionError as exc:
         raise CliError(str(exc), EXIT_USAGE) from exc
     factory = with_model(load_factory(args.agent), model)
-    storage = common.storage_path(args.storage_dir)
-    common.open_session(storage, args.session_id).close()  # refuse, rather than create, an unknown session
-    manager = FileSessionManager(args.session_id, storage_dir=storage)
+    manager = common.open_existing(args, args.session_id)  # refuse, rather than create, an unknown session
     try:
         agent = factory(session_manager=manager)
         if not isinstance(agent, Agent):
@@ -157,9 +162,10 @@ def resume(args: argparse.Namespace) -> int:
                 for line in interrupt_lines(pending):
                     err(line)
             else:
+                where = f"--dsn {shown_dsn(args.dsn)}" if args.dsn else f"--storage-dir {args.storage_dir}"
                 err(
                     f"The session was not changed. See what it waits on with: {args.program} sessions interrupts "
-                    f"--storage-dir {args.storage_dir} {args.session_id}"
+                    f"{where} {args.session_id}"
                 )
             return common.EXIT_FAILURE
     finally:
@@ -189,4 +195,4 @@ def _print_result(args: argparse.Namespace, result: AgentResult) -> None:
             out(line)
         out("Answer with:")
         pairs = [(interrupt.id, "JSON") for interrupt in result.interrupts]
-        out("  " + resume_command(args.agent, args.storage_dir, args.session_id, pairs, args.program))
+        out("  " + resume_command(args.agent, args.storage_dir, args.session_id, pairs, args.program, dsn=args.dsn))

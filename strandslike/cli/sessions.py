@@ -59,6 +59,12 @@ def add_parsers(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     """
     json_flag = argparse.ArgumentParser(add_help=False)
     json_flag.add_argument("--json", action="store_true", help="print JSON for scripts instead of text")
+    json_flag.add_argument(
+        "--dsn",
+        default=None,
+        help="read the sessions from this PostgreSQL database (postgresql://user@host/db) instead of --storage-dir "
+        "(needs the postgres extra)",
+    )
 
     listing = subparsers.add_parser(
         "list",
@@ -100,8 +106,8 @@ def add_parsers(subparsers: Any, storage: argparse.ArgumentParser) -> None:
     audit.set_defaults(handler=show_audit)
 
 
-def _summary(session_id: str, storage: Any) -> dict[str, Any]:
-    manager = common.open_session(storage, session_id)
+def _summary(session_id: str, args: argparse.Namespace) -> dict[str, Any]:
+    manager = common.open_existing(args, session_id)
     try:
         session = common.read_session(manager)
         agents = common.read_agents(manager)
@@ -129,12 +135,11 @@ def _summary(session_id: str, storage: Any) -> dict[str, Any]:
 
 def list_sessions(args: argparse.Namespace) -> int:
     """Print one line per session; a corrupt session is reported on stderr and makes the exit code 2."""
-    storage = common.storage_path(args.storage_dir)
     summaries = []
     failed = False
-    for session_id in common.session_ids(storage):
+    for session_id in common.stored_session_ids(args):
         try:
-            summaries.append(_summary(session_id, storage))
+            summaries.append(_summary(session_id, args))
         except (SessionCorruptError, CliError) as exc:
             err(f"error: {exc}")
             failed = True
@@ -143,7 +148,7 @@ def list_sessions(args: argparse.Namespace) -> int:
     elif summaries:
         _print_table(summaries)
     elif not failed:
-        out(f"no sessions in {args.storage_dir}")
+        out(f"no sessions in {common.where(args)}")
     return common.EXIT_USAGE if failed else common.EXIT_OK
 
 
@@ -166,7 +171,7 @@ def _print_table(summaries: list[dict[str, Any]]) -> None:
 
 def _read_views(args: argparse.Namespace, agent_id: str | None = None) -> list[AgentView]:
     """Read the session named on the command line (every agent, or ``agent_id``), without writing anything."""
-    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
+    manager = common.open_existing(args, args.session_id)
     try:
         return common.read_agents(manager, agent_id)
     finally:
@@ -242,13 +247,14 @@ def show_interrupts(args: argparse.Namespace) -> int:
     out()
     out("Answer with:")
     responses = [(interrupt.id, "JSON") for view in waiting for interrupt in view.open_interrupts]
-    out("  " + resume_command("MODULE:FACTORY", args.storage_dir, args.session_id, responses, args.program))
+    command = resume_command("MODULE:FACTORY", args.storage_dir, args.session_id, responses, args.program, dsn=args.dsn)
+    out("  " + command)
     return common.EXIT_OK
 
 
 def show_audit(args: argparse.Namespace) -> int:
     """Print the interrupt audit trail of every agent and every orchestrator (Graph, Swarm) of a session."""
-    manager = common.open_session(common.storage_path(args.storage_dir), args.session_id)
+    manager = common.open_existing(args, args.session_id)
     try:
         views = common.read_agents(manager)
         orchestrators = common.read_multi_agents(manager)

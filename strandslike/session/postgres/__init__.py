@@ -21,7 +21,7 @@ extra. The design, and which side of the durable line each step of a run falls o
 
 from typing import Any
 
-from ._backend import DSN_VARIABLE, backend_for, close_all
+from ._backend import DSN_VARIABLE, backend_for, close_all, import_psycopg
 from ._errors import PostgresSchemaError, PostgresStoreError, PostgresUnavailableError
 from ._schema import SCHEMA_VERSION, read_version
 from ._schema import migrate as _migrate
@@ -63,6 +63,7 @@ __all__ = [
     "PostgresStoreError",
     "PostgresUnavailableError",
     "close_all",
+    "import_psycopg",
     "migrate",
     "schema_version",
 ]

@@ -45,6 +45,8 @@ logger = logging.getLogger(__name__)
 DSN_VARIABLE = "STRANDSLIKE_SESSION_DSN"
 KEEPALIVE_SECONDS = 30  # idle 15 s, then 3 probes 5 s apart
 DEFAULT_POOL_SIZE = 8
+CONNECT_TIMEOUT = 10  # seconds to establish a connection
+POOL_TIMEOUT = 10.0  # seconds an operation waits for a pooled connection before PostgresUnavailableError
 
 
 def import_psycopg() -> tuple[Any, Any]:
@@ -95,7 +97,7 @@ def _neutralize(fd: int) -> None:
 class Backend:
     """A pool and this process's owner key (with the connection holding its lock) for one database."""
 
-    def __init__(self, pool: "psycopg_pool.ConnectionPool[Any]", where: str, *, owned: bool) -> None:
+    def __init__(self, pool: Any, where: str, *, owned: bool) -> None:
         self.pool = pool
         self.where = where
         self.owned = owned  # the pool was opened here (closed at exit) rather than passed in
@@ -327,6 +329,10 @@ def backend_for(dsn: str | None, pool: Any, pool_size: int) -> Backend:
         if found is not None and not found.forked:
             return found
         where = describe_dsn(dsn)
+        probe = Backend(None, where, owned=False)
+        with probe.errors("connecting"):  # at once, with libpq's own words, rather than after the pool's timeout
+            psycopg, _ = import_psycopg()
+            psycopg.Connection.connect(dsn, connect_timeout=CONNECT_TIMEOUT).close()
         opened = psycopg_pool.ConnectionPool(
             dsn,
             min_size=1,
@@ -334,6 +340,7 @@ def backend_for(dsn: str | None, pool: Any, pool_size: int) -> Backend:
             kwargs={"autocommit": True},
             check=psycopg_pool.ConnectionPool.check_connection,
             name=f"strandslike {where}",
+            timeout=POOL_TIMEOUT,
             open=False,
         )
         backend = Backend(opened, where, owned=True)
