@@ -12,12 +12,13 @@ import ipaddress
 import os
 from typing import Any
 
-from ._common import EXIT_OK, EXIT_USAGE, CliError, err
+from ._common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, CliError, err
 from ._model_option import ModelOptionError, add_model_option, build_model, with_model
 from .resume import load_factory
 
 DEFAULT_AGENT = "strandslike._demo:session_agent"
 TOKEN_ENV = "STRANDSLIKE_SERVE_TOKEN"
+DSN_ENV = "STRANDSLIKE_SESSION_DSN"
 
 DESCRIPTION = f"""\
 Serve an agent to AG-UI clients over HTTP (server-sent events).
@@ -26,6 +27,9 @@ Your factory (MODULE:FACTORY) is called as factory(session_manager=...) for ever
 request, as the resume command calls it; the default is the demo's approval
 agent. Each AG-UI threadId is a session in --storage-dir, so the server keeps
 nothing in memory between requests, and several servers may share one directory.
+With --session-dsn (or {DSN_ENV}) the sessions are in PostgreSQL
+instead, so serve processes on many machines share them: a resume that reaches
+two of them at once runs on one, the other answers SESSION_CONFLICT.
 
 Anyone who can reach the server can run the agent and answer its interrupts,
 unless it requires a bearer token (--token, or better the {TOKEN_ENV}
@@ -86,6 +90,13 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
         help="refuse request bodies larger than N bytes with 413 (default: 10 MiB)",
     )
     parser.add_argument(
+        "--session-dsn",
+        default=None,
+        metavar="DSN",
+        help=f"keep the sessions in this PostgreSQL database instead of --storage-dir, so that several serve "
+        f"processes (on one machine or many) share them (default: ${DSN_ENV}, if set; needs the postgres extra)",
+    )
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -143,8 +154,11 @@ def run(args: argparse.Namespace) -> int:
             "(--allow-unauthenticated): anyone who can reach this address can run the agent and answer its interrupts."
         )
     limits = {} if args.max_body_bytes is None else {"max_body_bytes": args.max_body_bytes}
+    dsn = args.session_dsn if args.session_dsn is not None else os.environ.get(DSN_ENV) or None
+    store = {"storage_dir": args.storage_dir} if dsn is None else {"session_dsn": dsn}
+    where = args.storage_dir if dsn is None else _check_database(dsn)
     try:
-        app = create_app(factory, storage_dir=args.storage_dir, token=token, cors_origins=args.cors_origin, **limits)
+        app = create_app(factory, token=token, cors_origins=args.cors_origin, **store, **limits)
     except ServerConfigError as exc:
         raise CliError(str(exc), EXIT_USAGE) from exc
     _show_logs(args.log_level)
@@ -152,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     cors = ", ".join(args.cors_origin) if args.cors_origin else "off"
     size = "10 MiB" if args.max_body_bytes is None else f"{args.max_body_bytes} bytes"
     err(
-        f"AG-UI server for {args.agent}, sessions in {args.storage_dir}: POST http://{args.host}:{args.port}/ "
+        f"AG-UI server for {args.agent}, sessions in {where}: POST http://{args.host}:{args.port}/ "
         f"({auth}; CORS {cors}; bodies up to {size})"
     )
     try:
@@ -160,6 +174,30 @@ def run(args: argparse.Namespace) -> int:
     except SystemExit as exc:  # uvicorn exits when it cannot bind
         return _exit_code(exc.code)
     return EXIT_OK
+
+
+def _check_database(dsn: str) -> str:
+    """Connect to the session database and check (or create) its tables before serving; return where it is.
+
+    Raises:
+        CliError: The postgres extra is missing or the schema cannot be used (exit code 2), or the database cannot
+            be reached (exit code 1).
+    """
+    from ..session import postgres
+    from ..types.exceptions import MissingExtraError
+
+    try:
+        postgres.import_psycopg()
+    except MissingExtraError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    try:
+        repository = postgres.PostgresSessionRepository(dsn)
+        repository.check()
+    except (postgres.PostgresSchemaError, ValueError, TypeError) as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    except postgres.PostgresStoreError as exc:
+        raise CliError(str(exc), EXIT_FAILURE) from None
+    return str(repository.where)
 
 
 def _show_logs(level: str) -> None:
@@ -197,4 +235,4 @@ def _exit_code(code: Any) -> int:
     return EXIT_OK if code is None else 1
 
 
-__all__ = ["DEFAULT_AGENT", "DESCRIPTION", "TOKEN_ENV", "add_parser", "run", "serve"]
+__all__ = ["DEFAULT_AGENT", "DESCRIPTION", "DSN_ENV", "TOKEN_ENV", "add_parser", "run", "serve"]

@@ -2,8 +2,9 @@
 
 import contextlib
 import os
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ag_ui.core import (
     AgentCapabilities,
@@ -20,10 +21,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ...session.repository_session_manager import RepositorySessionManager
 from ._http import (
     DEFAULT_MAX_BODY_BYTES,
     BearerAuth,
     HttpRefusal,
+    ServerConfigError,
     check_body_limit,
     check_json_request,
     check_origins,
@@ -107,6 +110,8 @@ def create_app(
     agent_factory: AgentFactory,
     *,
     storage_dir: str | os.PathLike[str] | None = None,
+    session_dsn: str | None = None,
+    session_managers: Callable[[str], RepositorySessionManager] | None = None,
     token: str | None = None,
     cors_origins: Sequence[str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -123,6 +128,12 @@ def create_app(
         agent_factory: Called as ``agent_factory(session_manager=...)``; returns an `Agent`, `Graph` or `Swarm`
             persisted by that session manager (see `AgentFactory`).
         storage_dir: Where the sessions are stored (default ``~/.strandslike/sessions``).
+        session_dsn: Store the sessions in this PostgreSQL database instead (``PostgresSessionManager(threadId,
+            dsn=session_dsn)``; needs the postgres extra), so that several servers, on one machine or many, serve
+            the same threads: a resume arriving at two servers at once runs on one, the other gets
+            ``SESSION_CONFLICT``.
+        session_managers: Or open each thread's session with your own function of the thread id (any store that
+            implements the durable log contract).
         token: Require ``Authorization: Bearer <token>`` on every request (401 otherwise). None: no
             authentication, which is only safe on the loopback interface.
         cors_origins: Browser origins allowed to call the server from another origin (``scheme://host[:port]``,
@@ -144,7 +155,12 @@ def create_app(
     checked_token = check_token(token)
     origins = check_origins(cors_origins)
     limit = check_body_limit(max_body_bytes)
-    config = RunConfig(agent_factory, Path(storage_dir) if storage_dir is not None else None, max_body_bytes=limit)
+    config = RunConfig(
+        agent_factory,
+        Path(storage_dir) if storage_dir is not None else None,
+        _session_managers(storage_dir, session_dsn, session_managers),
+        max_body_bytes=limit,
+    )
     run = _RunEndpoint(config)
     app: ASGIApp = Starlette(
         routes=[
@@ -159,3 +175,30 @@ def create_app(
         app = BearerAuth(app, checked_token)
     # CORS goes outside authentication: a browser's preflight never carries the token.
     return with_cors(app, origins)
+
+
+def _session_managers(
+    storage_dir: Any, session_dsn: str | None, session_managers: Callable[[str], RepositorySessionManager] | None
+) -> Callable[[str], RepositorySessionManager] | None:
+    """Return how each request opens its thread's session (None: a file session in ``storage_dir``).
+
+    Raises:
+        ServerConfigError: More than one store was named.
+    """
+    named = [name for name, value in (("storage_dir", storage_dir), ("session_dsn", session_dsn)) if value is not None]
+    if session_managers is not None:
+        named.append("session_managers")
+    if len(named) > 1:
+        raise ServerConfigError(f"name one session store: {' and '.join(named)} were both given")
+    if session_dsn is None:
+        return session_managers
+    if not isinstance(session_dsn, str) or not session_dsn.strip():
+        raise ServerConfigError(f"session_dsn={session_dsn!r} must be a PostgreSQL connection string")
+    from ...session.postgres import PostgresSessionManager
+
+    dsn = session_dsn
+
+    def open_postgres(thread_id: str) -> RepositorySessionManager:
+        return PostgresSessionManager(thread_id, dsn=dsn)
+
+    return open_postgres

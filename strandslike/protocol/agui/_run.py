@@ -9,7 +9,7 @@ no run to start: its answer is a ``RUN_ERROR`` alone.
 import contextlib
 import inspect
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,6 +36,7 @@ from ...interrupt import PendingInterruptsError
 from ...multiagent.base import MultiAgentBase, MultiAgentResult, Status
 from ...session._ids import validate_id
 from ...session.file_session_manager import FileSessionManager
+from ...session.repository_session_manager import RepositorySessionManager
 from ...types.exceptions import SessionException
 from ._errors import (
     AGENT_ERROR,
@@ -66,7 +67,7 @@ class AgentFactory(Protocol):
     between requests. The same factories serve ``python -m strandslike resume --agent``.
     """
 
-    def __call__(self, session_manager: FileSessionManager) -> Agent | MultiAgentBase:
+    def __call__(self, session_manager: RepositorySessionManager) -> Agent | MultiAgentBase:
         """Return the agent (or Graph or Swarm) persisted by ``session_manager``."""
         ...
 
@@ -77,13 +78,16 @@ class RunConfig:
 
     Attributes:
         factory: Builds the agent of a thread.
-        storage_dir: Where the sessions live (None: ``~/.strandslike/sessions``).
+        storage_dir: Where the sessions live (None: ``~/.strandslike/sessions``), unless ``session_managers`` is set.
+        session_managers: Opens a thread's session (``session_managers(thread_id)``), e.g. in PostgreSQL; None:
+            a `FileSessionManager` in ``storage_dir``.
         max_body_bytes: The largest request body accepted.
         running: Threads with a run in flight in this process.
     """
 
     factory: AgentFactory
     storage_dir: Path | None = None
+    session_managers: Callable[[str], RepositorySessionManager] | None = None
     max_body_bytes: int = 10 * 1024 * 1024
     running: set[str] = field(default_factory=set)
 
@@ -155,7 +159,7 @@ async def _open(config: RunConfig, thread_id: str) -> Target:
     Each hop to a worker thread costs a wake-up of the thread and then of the event loop; under load those
     dominate a request, so the blocking steps of the start of a request run together.
     """
-    opened = await anyio.to_thread.run_sync(_open_blocking, config.factory, thread_id, config.storage_dir)
+    opened = await anyio.to_thread.run_sync(_open_blocking, config, thread_id)
     if isinstance(opened, Target):
         return opened
     manager, pending = opened  # an async factory: await what it returned, then claim
@@ -169,12 +173,13 @@ async def _open(config: RunConfig, thread_id: str) -> Target:
     return target
 
 
-def _open_blocking(
-    factory: AgentFactory, thread_id: str, storage_dir: Path | None
-) -> "Target | tuple[FileSessionManager, Any]":
-    manager = FileSessionManager(thread_id, storage_dir=storage_dir)
+def _open_blocking(config: RunConfig, thread_id: str) -> "Target | tuple[RepositorySessionManager, Any]":
+    if config.session_managers is not None:
+        manager = config.session_managers(thread_id)
+    else:
+        manager = FileSessionManager(thread_id, storage_dir=config.storage_dir)
     try:
-        built = _call_factory(factory, manager)
+        built = _call_factory(config.factory, manager)
         if inspect.isawaitable(built):
             return manager, built
         target = Target(built, manager)
@@ -193,7 +198,7 @@ def _close(target: Target) -> None:
         target.session_manager.close()
 
 
-def _call_factory(factory: AgentFactory, manager: FileSessionManager) -> Any:
+def _call_factory(factory: AgentFactory, manager: RepositorySessionManager) -> Any:
     try:
         return factory(session_manager=manager)
     except SessionException:

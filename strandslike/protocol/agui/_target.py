@@ -17,7 +17,7 @@ from ...agent.agent import Agent
 from ...interrupt import Interrupt
 from ...interrupt._state import _InterruptState
 from ...multiagent._orchestrator import Orchestrator, node_interrupt_prefix
-from ...session.file_session_manager import FileSessionManager
+from ...session.repository_session_manager import RepositorySessionManager
 from ...types.tools import ToolUse
 from ._errors import AGENT_FACTORY_ERROR, ProtocolError
 from ._messages import agent_messages
@@ -84,7 +84,7 @@ class OpenInterrupt:
 class Target:
     """The agent or orchestrator built for one request."""
 
-    def __init__(self, runnable: Any, session_manager: FileSessionManager) -> None:
+    def __init__(self, runnable: Any, session_manager: RepositorySessionManager) -> None:
         """Check what the factory built.
 
         Raises:

@@ -38,7 +38,6 @@ from ._schema import ensure
 
 if TYPE_CHECKING:
     import psycopg
-    import psycopg_pool
 
 logger = logging.getLogger(__name__)
 

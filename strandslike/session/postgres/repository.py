@@ -112,6 +112,19 @@ class PostgresSessionRepository(LogSessionRepository):
         """The `psycopg_pool.ConnectionPool` this repository uses."""
         return self._backend.pool
 
+    def check(self) -> None:
+        """Connect and check the tables' schema version (creating or upgrading them if ``create_schema``).
+
+        A server calls it at start, so that a wrong DSN or an incompatible database stops it at once rather than
+        failing its first request.
+
+        Raises:
+            PostgresUnavailableError: The database cannot be reached.
+            PostgresSchemaError: The schema is newer than this strandslike, missing (with ``create_schema=False``),
+                or the database is not UTF-8.
+        """
+        self._backend.ensure_schema(create=self.create_schema)
+
     def _connection(self, doing: str) -> Any:
         self._backend.ensure_schema(create=self.create_schema)
         return self._backend.connection(doing)
