@@ -24,3 +24,13 @@ def damage_record(dsn: str, session_id: str, owner_id: str, seq: int) -> None:
             (session_id, owner_id, seq),
         )
         assert done.rowcount == 1
+
+
+def schema_dsn(dsn: str, schema: str) -> str:
+    """Return a DSN whose tables live in their own PostgreSQL schema (created here), for one trial of a test."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')  # type: ignore[arg-type]
+    return make_conninfo(dsn, options=f"-c search_path={schema}")

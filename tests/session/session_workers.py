@@ -405,10 +405,19 @@ def approval_agent(
         model=model,
         tools=[delete_files],
         hooks=[ApprovalHook(SESSION_ID), count_tools],
-        session_manager=FileSessionManager(session_id=session_id, storage_dir=storage_dir),
+        session_manager=session_manager(storage_dir, session_id),
         callback_handler=None,
     )
     return agent, model
+
+
+def session_manager(where: str | Path, session_id: str) -> Any:
+    """Open a session in ``where``: a storage directory, or a PostgreSQL database (a ``postgresql://`` DSN)."""
+    if isinstance(where, str) and where.startswith("postgresql://"):
+        from strandslike.session.postgres import PostgresSessionManager
+
+        return PostgresSessionManager(session_id, dsn=where)
+    return FileSessionManager(session_id=session_id, storage_dir=where)
 
 
 def approval_session(number: int) -> str:

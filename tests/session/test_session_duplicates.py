@@ -1,10 +1,11 @@
-"""Duplicate delivery: every resume is delivered twice, to competing worker processes (issue 9).
+"""Duplicate delivery: every resume is delivered twice, to competing worker processes (issues 9 and 13).
 
 200 sessions wait on an approval. Their resumes go into a queue held by this process, each one twice (a queue
 with at-least-once delivery: SQS, a retried webhook, a double-clicked button), and 4 worker processes take them as
 they become free. A worker that gets `SessionConflictError` reports it and the message is delivered again later
 (the other holder may die before finishing); a message in the hands of a killed worker is delivered again too.
 Checked: 0 double runs of an approved tool, 0 lost interrupts, 0 untyped errors, every session completed.
+The same runs on the file store and on PostgreSQL (the workers then share one database, as replicas do).
 
 ``STRANDSLIKE_DUP_SEED`` replays a run (the seed is printed).
 """
@@ -32,7 +33,7 @@ SEED = int(os.environ.get("STRANDSLIKE_DUP_SEED") or random.SystemRandom().randr
 DEADLINE = 240.0
 
 
-def prepare(storage: Path, runs: Path) -> dict[str, str]:
+def prepare(storage: Path | str, runs: Path) -> dict[str, str]:
     """Leave SESSIONS sessions waiting on an approval; return each session's interrupt id."""
     interrupts = {}
     for number in range(SESSIONS):
@@ -48,7 +49,7 @@ def prepare(storage: Path, runs: Path) -> dict[str, str]:
 class Worker:
     """One worker process and the message it holds."""
 
-    def __init__(self, storage: Path, runs: Path) -> None:
+    def __init__(self, storage: Path | str, runs: Path) -> None:
         argv = child_argv("resume_worker", storage_dir=str(storage), log=str(runs), seed=SEED)
         self.process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
@@ -74,8 +75,7 @@ class Worker:
         return errors.decode()
 
 
-def deliver(storage: Path, interrupts: dict[str, str], kill_one: bool) -> dict[str, Any]:
-    runs = storage / "runs.log"
+def deliver(storage: Path | str, runs: Path, interrupts: dict[str, str], kill_one: bool) -> dict[str, Any]:
     rng = random.Random(SEED + kill_one)
     # Half the duplicates follow their original at once (two workers take the same session at the same time);
     # the others come later, at a random place (the first delivery may be finished, or still running).
@@ -143,14 +143,24 @@ def deliver(storage: Path, interrupts: dict[str, str], kill_one: bool) -> dict[s
     return {"reports": reports, "killed": killed, "errors": errors, "seconds": time.monotonic() - started}
 
 
+@pytest.fixture(params=["file", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where the sessions live: a storage directory, or a fresh PostgreSQL database all the workers share."""
+    if request.param == "file":
+        return tmp_path
+    from pg_cluster import new_database
+
+    return new_database(request.getfixturevalue("postgres_server"), "duplicates")
+
+
 @pytest.mark.timeout(400)
 @pytest.mark.parametrize("kill_one", [False, True], ids=["all-workers-live", "one-worker-killed"])
 def test_every_resume_delivered_twice_to_four_workers_runs_each_approved_tool_at_most_once(
-    tmp_path: Path, kill_one: bool
+    tmp_path: Path, store: Path | str, kill_one: bool
 ) -> None:
     runs = tmp_path / "runs.log"
-    interrupts = prepare(tmp_path, runs)
-    outcome = deliver(tmp_path, interrupts, kill_one)
+    interrupts = prepare(store, runs)
+    outcome = deliver(store, runs, interrupts, kill_one)
     reports = outcome["reports"]
     kinds = Counter(report["outcome"] for report in reports)
     print(
@@ -167,7 +177,7 @@ def test_every_resume_delivered_twice_to_four_workers_runs_each_approved_tool_at
     unknown = 0
     for number in range(SESSIONS):
         session_id = f"dup-{number}"
-        agent, _ = approval_agent(tmp_path, session_id, [text("Anything else?")], runs, seed=SEED)
+        agent, _ = approval_agent(store, session_id, [text("Anything else?")], runs, seed=SEED)
         assert not agent._interrupt_state.activated, f"{session_id} is still interrupted"
         assert agent.messages[-1] == {"role": "assistant", "content": [{"text": "Deleted."}]}, session_id
         [result] = [b["toolResult"] for b in agent.messages[-2]["content"] if "toolResult" in b]
