@@ -7,7 +7,6 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -36,8 +35,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def database(postgres_server: str) -> Iterator[str]:
-    yield new_database(postgres_server, "store")
+def database(postgres_server: str) -> str:
+    return new_database(postgres_server, "store")
 
 
 def tables(dsn: str) -> set[str]:
@@ -263,7 +262,7 @@ def test_bad_arguments_are_typed_errors(database: str, monkeypatch: pytest.Monke
         PostgresSessionRepository(pool=async_pool)
     with pytest.raises(ValueError, match="claim_grace"):
         PostgresSessionRepository(database, claim_grace=-1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="session_id"):
         PostgresSessionRepository(database).read_log(LogRef("../escape", "agent", "default"))
     monkeypatch.setenv("STRANDSLIKE_SESSION_DSN", database)
     assert PostgresSessionRepository().where == PostgresSessionRepository(database).where

@@ -1,6 +1,5 @@
 """The session store contract (`strandslike.testing.session_conformance`) on PostgreSQL, unchanged."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,8 +12,8 @@ from strandslike.testing.session_conformance import SessionRepositoryContract
 
 
 @pytest.fixture(scope="module")
-def conformance_dsn(postgres_server: str) -> Iterator[str]:
-    yield new_database(postgres_server, "conformance")
+def conformance_dsn(postgres_server: str) -> str:
+    return new_database(postgres_server, "conformance")
 
 
 class TestPostgresStore(SessionRepositoryContract):

@@ -20,7 +20,6 @@ import signal
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +44,8 @@ SESSIONS = 5
 
 
 @pytest.fixture(scope="module")
-def crash_dsn(postgres_server: str) -> Iterator[str]:
-    yield new_database(postgres_server, "crash")
+def crash_dsn(postgres_server: str) -> str:
+    return new_database(postgres_server, "crash")
 
 
 def resume_in_child(dsn: str, runs: Path, interrupt_id: str, *, idempotent: bool, hang: bool) -> tuple[str, Any]:
