@@ -1,4 +1,7 @@
-"""Two ``serve`` processes on one storage directory, the same resume racing through both over real HTTP.
+"""Two ``serve`` processes on one store, the same resume racing through both over real HTTP.
+
+The store is a storage directory, or a PostgreSQL database (``serve --session-dsn``: issue 13), as replicas on
+several machines share one.
 
 Each round pauses a fresh thread on an approval, then sends two conflicting resumes at once, "y" to one server and
 "n" to the other. Whatever the timing: the approved tool never runs twice, never are both answers applied, exactly
@@ -87,10 +90,12 @@ class Gate:
         self._sock.close()
 
 
-def start_server(port: int, storage: Path, factory: str, env_extra: dict[str, str]) -> subprocess.Popen[str]:
+def start_server(port: int, storage: Path | str, factory: str, env_extra: dict[str, str]) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)]), **env_extra}
     env.pop("STRANDSLIKE_SERVE_TOKEN", None)
-    args = ["--agent", factory, "--storage-dir", str(storage), "--port", str(port), "--log-level", "warning"]
+    env.pop("STRANDSLIKE_SESSION_DSN", None)
+    where = ["--session-dsn", storage] if isinstance(storage, str) else ["--storage-dir", str(storage)]
+    args = ["--agent", factory, *where, "--port", str(port), "--log-level", "warning"]
     return subprocess.Popen(
         [sys.executable, "-c", SERVE, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -121,9 +126,13 @@ def wait_until_up(port: int, process: subprocess.Popen[str]) -> None:
 
 @pytest.fixture
 def two_servers(request, tmp_path) -> Iterator[tuple[list[str], Path, Gate]]:
-    factory = request.param
+    factory, store = request.param if isinstance(request.param, tuple) else (request.param, "file")
     effects = tmp_path / "effects.jsonl"
-    storage = tmp_path / "sessions"
+    storage: Path | str = tmp_path / "sessions"
+    if store == "postgres":
+        from pg_cluster import new_database
+
+        storage = new_database(request.getfixturevalue("postgres_server"), "servers")
     gate = Gate()
     ports = [free_port(), free_port()]
     env = {"AGUI_EFFECTS": str(effects), "AGUI_GATE": str(gate.port)}
@@ -251,3 +260,15 @@ async def test_two_servers_never_run_an_approved_tool_twice_for_agents(two_serve
 async def test_two_servers_never_run_an_approved_tool_twice_for_orchestrators(two_servers):
     urls, effects, gate = two_servers
     await run_rounds(urls, effects, gate, "orchestrator")
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    "two_servers",
+    [("agui_workers:build", "postgres"), ("agui_workers:build_graph", "postgres")],
+    indirect=True,
+    ids=["agent", "graph"],
+)
+async def test_two_servers_on_one_postgres_database_never_run_an_approved_tool_twice(two_servers):
+    urls, effects, gate = two_servers
+    await run_rounds(urls, effects, gate, "postgres")
