@@ -49,7 +49,8 @@ def approve(event: BeforeToolCallEvent) -> None:
 
 
 def _agent(session_manager: FileSessionManager, script: tuple[Any, ...]) -> Agent:
-    storage = Path(session_manager.storage_dir)
+    # Effects go beside the sessions; a session in PostgreSQL has no directory: the test names one.
+    storage = Path(getattr(session_manager, "storage_dir", None) or os.environ["STRANDSLIKE_TEST_EFFECTS"])
 
     @tool
     def inspect_files(paths: list[str]) -> dict[str, int]:
