@@ -65,7 +65,8 @@ class PostgresCluster:
         dsn: Connection string of the database ``postgres`` as the superuser ``strandslike`` (trust auth, loopback).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, settings: dict[str, str] | None = None) -> None:
+        self.settings = dict(settings or {})  # more `-c name=value` server settings (the benchmark tunes some)
         self.binaries = _server_binaries()
         self.user = _unprivileged_user()
         self.root = Path(tempfile.mkdtemp(prefix="strandslike-pg-"))
@@ -111,6 +112,7 @@ class PostgresCluster:
                 "max_connections=200",
                 "-c",
                 "shared_buffers=32MB",
+                *(part for name, value in self.settings.items() for part in ("-c", f"{name}={value}")),
             ]
         )
         with (self.root / "server.log").open("wb") as log:  # the child keeps its own descriptor

@@ -359,3 +359,24 @@ def test_every_postgres_error_is_a_session_exception() -> None:
     assert issubclass(PostgresUnavailableError, PostgresStoreError)
     assert issubclass(PostgresSchemaError, PostgresStoreError)
     assert issubclass(PostgresStoreError, SessionException)
+
+
+def test_connections_the_server_killed_are_replaced_and_claims_go_on(database: str) -> None:
+    repository = PostgresSessionRepository(database, pool_size=4)  # its own pool and owner, as a replica
+    ref = LogRef("terminated", "agent", "default")
+    append(repository, ref, [{"k": "x", "n": 1}])
+    with psycopg.connect(database, autocommit=True) as admin:  # a restart, a failover, a proxy dropping them
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    stored = repository.read_log(ref)  # retried on a fresh connection
+    assert stored is not None
+    claim = repository.claim_log(ref, stored.version)  # a new owner key: the old connection died
+    try:
+        repository.append_log(claim, [{"k": "x", "n": 2}], durable=True)
+    finally:
+        repository.release_log(claim)
+    again = repository.read_log(ref)
+    assert again is not None
+    assert [record["n"] for record in again.records] == [1, 2]

@@ -337,7 +337,6 @@ def backend_for(dsn: str | None, pool: Any, pool_size: int) -> Backend:
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True},
-            check=psycopg_pool.ConnectionPool.check_connection,
             name=f"strandslike {where}",
             timeout=POOL_TIMEOUT,
             open=False,

@@ -17,8 +17,13 @@ ORDER BY r.seq
 """
 
 # A claim succeeds if the log is exactly at the version read and nobody holds it, or its holder is dead: its
-# owner's session lock is free (the transaction-level try-lock takes it only until this statement commits).
-_FREE = "(l.claim_owner IS NULL OR (l.claim_owner <> %(owner)s AND pg_try_advisory_xact_lock(l.claim_owner)))"
+# owner's session lock is free (the transaction-level try-lock takes it only until this statement commits). A
+# claim already holding this token is this very claim, retried after its connection died before the answer came
+# (the retry is then harmless).
+_FREE = (
+    "(l.claim_owner IS NULL OR l.claim_token = %(token)s"
+    " OR (l.claim_owner <> %(owner)s AND pg_try_advisory_xact_lock(l.claim_owner)))"
+)
 
 CLAIM = f"""
 UPDATE strandslike_logs AS l

@@ -26,9 +26,9 @@ from records, exactly as for the file store. How each rule of the contract is ke
 import json
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ...types.exceptions import NotJSONSerializableError, SessionConflictError, SessionCorruptError, SessionException
 from ...types.session import Session
@@ -37,7 +37,7 @@ from ..log_session_repository import LogSessionRepository
 from ..session_repository import LogClaim, LogRef, StoredLog
 from . import _sql
 from ._backend import DEFAULT_POOL_SIZE, Backend, backend_for, import_psycopg
-from ._errors import PostgresStoreError
+from ._errors import PostgresStoreError, PostgresUnavailableError
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _HELD = "another process is running it right now"
@@ -45,6 +45,7 @@ _HELD_HERE = "another agent in this process is running it right now"
 _STALE = "it was changed by another writer since this agent read it"
 _LOST = "this claim was released or lost (another process took the log over after this one's connection died?)"
 _KINDS = ("agent", "multi_agent")
+T = TypeVar("T")
 
 
 @dataclass
@@ -129,6 +130,27 @@ class PostgresSessionRepository(LogSessionRepository):
         self._backend.ensure_schema(create=self.create_schema)
         return self._backend.connection(doing)
 
+    def _retried(self, doing: str, operation: Callable[[Any], T]) -> T:
+        """Run an operation that is safe to repeat; once more on a fresh connection if its connection broke.
+
+        A pooled connection may have died since its last use (the server restarted, a proxy dropped it); the pool
+        finds out only by using it. Then the pool's idle connections are checked (the dead ones replaced) and the
+        operation runs once more. Reads, claims (idempotent by their token) and releases are retried; appends are
+        not (a lost answer leaves unknown whether they committed). A server that cannot be reached at all is
+        reported at once.
+        """
+        psycopg, _ = import_psycopg()
+        try:
+            with self._connection(doing) as conn:
+                return operation(conn)
+        except PostgresUnavailableError as exc:
+            if not isinstance(exc.__cause__, psycopg.OperationalError):
+                raise
+        with self._backend.errors(doing):
+            self._backend.pool.check()  # drops every idle connection that died with this one
+        with self._connection(doing) as conn:
+            return operation(conn)
+
     def describe_log(self, ref: LogRef) -> str:
         """Return where a log is stored, for error messages."""
         return f"{self.where}, session {ref.session_id!r}, {ref.kind.replace('_', '-')} {ref.owner_id!r}"
@@ -160,8 +182,10 @@ class PostgresSessionRepository(LogSessionRepository):
             SessionCorruptError: The stored record is not a session record.
         """
         validate_id(session_id, "session")
-        with self._connection(f"reading session {session_id!r}") as conn:
-            row = conn.execute(_sql.READ_SESSION, {"session_id": session_id}).fetchone()
+        row = self._retried(
+            f"reading session {session_id!r}",
+            lambda conn: conn.execute(_sql.READ_SESSION, {"session_id": session_id}).fetchone(),
+        )
         if row is None:
             return None
         where = f"{self.where}, strandslike_sessions row {session_id!r}"
@@ -191,14 +215,15 @@ class PostgresSessionRepository(LogSessionRepository):
 
     def list_sessions(self, **kwargs: Any) -> list[str]:
         """Return the ids of every stored session, sorted."""
-        with self._connection("listing sessions") as conn:
-            return [row[0] for row in conn.execute(_sql.LIST_SESSIONS)]
+        return self._retried("listing sessions", lambda conn: [row[0] for row in conn.execute(_sql.LIST_SESSIONS)])
 
     def list_logs(self, session_id: str, **kwargs: Any) -> list[LogRef]:
         """Return the logs of a session that hold records: agents, then orchestrators, each sorted by owner id."""
         validate_id(session_id, "session")
-        with self._connection(f"listing the logs of session {session_id!r}") as conn:
-            rows = conn.execute(_sql.LIST_LOGS, {"session_id": session_id}).fetchall()
+        rows = self._retried(
+            f"listing the logs of session {session_id!r}",
+            lambda conn: conn.execute(_sql.LIST_LOGS, {"session_id": session_id}).fetchall(),
+        )
         refs = [LogRef(session_id, kind, owner) for kind, owner in rows]
         return sorted(refs, key=lambda ref: (ref.kind != "agent", ref.owner_id))
 
@@ -213,8 +238,9 @@ class PostgresSessionRepository(LogSessionRepository):
         """
         self._check_ref(ref)
         params = {"session_id": ref.session_id, "kind": ref.kind, "owner_id": ref.owner_id}
-        with self._connection(f"reading {self.describe_log(ref)}") as conn:
-            rows = conn.execute(_sql.READ_LOG, params).fetchall()
+        rows = self._retried(
+            f"reading {self.describe_log(ref)}", lambda conn: conn.execute(_sql.READ_LOG, params).fetchall()
+        )
         if not rows or rows[0][1] == 0:
             return None
         log_id, count = rows[0][0], rows[0][1]
@@ -266,10 +292,12 @@ class PostgresSessionRepository(LogSessionRepository):
             "next_seq": parsed[1] if parsed else 0,
         }
         statement = _sql.CLAIM if parsed else _sql.CLAIM_NEW
-        with self._connection(f"claiming {self.describe_log(ref)}") as conn:
+
+        def claim(conn: Any) -> Any:
             row = conn.execute(statement, params).fetchone()
-            if row is None:
-                row = self._claim_slowly(conn, ref, parsed, statement, params)
+            return row if row is not None else self._claim_slowly(conn, ref, parsed, statement, params)
+
+        row = self._retried(f"claiming {self.describe_log(ref)}", claim)
         return LogClaim(ref, version, _Claim(int(row[0]), token))
 
     def _claim_slowly(self, conn: Any, ref: LogRef, parsed: tuple[int, int] | None, statement: str, params: Any) -> Any:
@@ -335,8 +363,10 @@ class PostgresSessionRepository(LogSessionRepository):
             return
         handle.released = True
         try:
-            with self._connection(f"releasing {self.describe_log(claim.ref)}") as conn:
-                conn.execute(_sql.RELEASE, {"log_id": handle.log_id, "token": handle.token})
+            self._retried(
+                f"releasing {self.describe_log(claim.ref)}",
+                lambda conn: conn.execute(_sql.RELEASE, {"log_id": handle.log_id, "token": handle.token}),
+            )
         except PostgresStoreError:
             # The row still names this live process: retry on the next use of the store, so that the log does
             # not stay claimed until the process exits.
