@@ -30,7 +30,8 @@ for it::
 
 A store that passes can be handed to ``RepositorySessionManager(session_id, store)``: it then keeps every
 guarantee `FileSessionManager` keeps (see ``docs/exactly-once.md``). strandslike runs this suite on
-`InMemorySessionRepository` and `FileSessionManager` in its own tests.
+`InMemorySessionRepository`, `FileSessionManager` and `PostgresSessionRepository` in its own tests
+(``tests/session/test_session_postgres_conformance.py`` is a complete example for a networked store).
 """
 
 import json
