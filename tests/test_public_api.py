@@ -18,6 +18,7 @@ PACKAGES = [
     "strandslike.protocol",
     "strandslike.protocol.agui",
     "strandslike.session",
+    "strandslike.session.postgres",
     "strandslike.telemetry",
     "strandslike.testing",
     "strandslike.tools",

@@ -5,7 +5,13 @@ server adds codes for what only it can refuse (`ProtocolError`) and for session 
 """
 
 from ...interrupt import InterruptError
-from ...types.exceptions import ConcurrencyException, SessionConflictError, SessionCorruptError, StrandslikeError
+from ...types.exceptions import (
+    ConcurrencyException,
+    SessionConflictError,
+    SessionCorruptError,
+    SessionException,
+    StrandslikeError,
+)
 
 INVALID_INPUT = "INVALID_INPUT"
 INVALID_THREAD_ID = "INVALID_THREAD_ID"
@@ -45,6 +51,8 @@ def error_code(exc: BaseException) -> str:
         return SESSION_CONFLICT
     if isinstance(exc, SessionCorruptError):
         return SESSION_CORRUPT
+    if isinstance(exc, SessionException) and isinstance(exc, StrandslikeError):
+        return exc.code  # a store's own typed failure (POSTGRES_UNAVAILABLE, ...): clients may retry on it
     return AGENT_ERROR
 
 
