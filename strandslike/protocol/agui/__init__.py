@@ -8,8 +8,10 @@ next run on the thread resumes it. Serve it with uvicorn, or with ``python -m st
 How it maps AG-UI onto strandslike:
 
 - **Threads are sessions.** Each request builds a fresh agent with
-  ``agent_factory(session_manager=FileSessionManager(threadId, storage_dir=...))``; the server keeps nothing between
-  requests, so a thread survives restarts and runs on any worker that shares the storage directory. Each
+  ``agent_factory(session_manager=FileSessionManager(threadId, storage_dir=...))`` (with ``session_dsn``,
+  ``PostgresSessionManager(threadId, dsn=...)``; with ``session_managers``, your own); the server keeps nothing
+  between requests, so a thread survives restarts and runs on any worker that shares the storage directory or the
+  database. Each
   request claims its session through the session manager before it checks or runs anything
   (``begin_invocation``, or ``begin_multi_agent_invocation`` for a Graph or Swarm) and releases it at the end: a
   second run of a busy thread, on this server or another one, gets ``SESSION_CONFLICT`` and changes nothing, so
