@@ -11,6 +11,7 @@ symlink: the operator chose it.
 import errno
 import json
 import os
+import re
 import secrets
 import stat
 from collections.abc import Iterator, Sequence
@@ -18,12 +19,43 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..types.exceptions import SessionCorruptError
+from ..types.exceptions import InvalidStorageDirError, SessionCorruptError
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _SYMLINK_HINT = "session files must be regular files, not symlinks; nothing was read or written through it"
+
+
+# A URI with a scheme (``postgresql://...``), or libpq's ``keyword=value`` form starting with one of its keywords.
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+_CONNINFO = re.compile(
+    r"\s*(dbname|host|hostaddr|port|user|password|passfile|service|options|sslmode|application_name|"
+    r"connect_timeout|target_session_attrs)\s*="
+)
+
+
+def storage_root(storage_dir: str | os.PathLike[str]) -> Path:
+    """Return ``storage_dir`` as a path, refusing what is plainly a database DSN or a URL.
+
+    A DSN given where a directory is expected would otherwise become a directory named after it in the current
+    directory, and the sessions meant for the database would silently live there.
+
+    Raises:
+        InvalidStorageDirError: ``storage_dir`` is empty, or a URL or a ``keyword=value`` connection string.
+    """
+    text = os.fspath(storage_dir)
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidStorageDirError(storage_dir, "the storage directory must be a non-empty path")
+    if _URI.match(text) or _CONNINFO.match(text):
+        raise InvalidStorageDirError(
+            storage_dir,
+            "this is a database connection string or a URL, not a directory. For PostgreSQL use "
+            "strandslike.session.postgres.PostgresSessionManager(session_id, dsn=...) (or --dsn / "
+            "--session-dsn on the command line); for a directory whose name really starts like this, "
+            "pass its absolute path",
+        )
+    return Path(text)
 
 
 def ensure_dir(path: Path) -> None:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from ..types.exceptions import SessionStorageError
 from ._file_store import AGENT_PREFIX, MULTI_AGENT_PREFIX, SESSION_FORMAT, SESSION_PREFIX, FileLogStore
-from ._files import ensure_dir
+from ._files import ensure_dir, storage_root
 from ._ids import validate_id
 from .repository_session_manager import RepositorySessionManager
 from .session_repository import LogRef
@@ -64,11 +64,12 @@ class FileSessionManager(RepositorySessionManager, FileLogStore):
 
         Raises:
             ValueError: ``session_id`` is not a safe id (path separators, ``..``, control characters, too long).
+            InvalidStorageDirError: ``storage_dir`` is a database DSN or a URL, not a directory (a `ValueError`).
             SessionCorruptError: The session's files are corrupt, planted (symlinks, FIFOs) or not strandslike's.
             SessionStorageError: The storage directory cannot be created.
         """
         validate_id(session_id, "session")
-        root = Path(storage_dir) if storage_dir is not None else default_storage_dir()
+        root = storage_root(storage_dir) if storage_dir is not None else default_storage_dir()
         try:
             ensure_dir(root)
         except OSError as exc:  # a file in the way, no permission: a SessionException, as in Strands

@@ -197,6 +197,20 @@ class InvalidIdError(StrandslikeError, ValueError):
         )
 
 
+class InvalidStorageDirError(StrandslikeError, ValueError):
+    """A file store's ``storage_dir`` is not a directory path (a database DSN, say); nothing was created.
+
+    Attributes:
+        storage_dir: The value given.
+    """
+
+    code = "INVALID_STORAGE_DIR"
+
+    def __init__(self, storage_dir: object, problem: str) -> None:
+        self.storage_dir = storage_dir
+        super().__init__(f"storage_dir={safe_repr(storage_dir)} | {problem}. Nothing was created.")
+
+
 class InvalidPromptError(StrandslikeError, TypeError, ValueError):
     """An agent's input is neither a valid prompt nor storable; nothing was appended and nothing ran.
 

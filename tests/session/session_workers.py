@@ -411,9 +411,18 @@ def approval_agent(
     return agent, model
 
 
+def is_dsn(where: str | Path) -> bool:
+    """Whether ``where`` is a PostgreSQL DSN (a ``postgresql://`` URI or libpq's ``keyword=value`` form).
+
+    The test helpers return both forms (`pg_cluster.new_database` returns ``user=... dbname=...``), so both are
+    recognised; a ``Path`` is always a storage directory.
+    """
+    return isinstance(where, str) and (where.startswith(("postgresql://", "postgres://")) or "dbname=" in where)
+
+
 def session_manager(where: str | Path, session_id: str) -> Any:
-    """Open a session in ``where``: a storage directory, or a PostgreSQL database (a ``postgresql://`` DSN)."""
-    if isinstance(where, str) and where.startswith("postgresql://"):
+    """Open a session in ``where``: a storage directory, or a PostgreSQL database (a DSN, see `is_dsn`)."""
+    if is_dsn(where):
         from strandslike.session.postgres import PostgresSessionManager
 
         return PostgresSessionManager(session_id, dsn=where)

@@ -12,7 +12,7 @@ from log_lines import checksummed
 from strandslike import Agent
 from strandslike.models import ScriptedModel, text
 from strandslike.session import FileSessionManager, InMemorySessionRepository, RepositorySessionManager
-from strandslike.types.exceptions import SessionCorruptError, SessionException
+from strandslike.types.exceptions import InvalidStorageDirError, SessionCorruptError, SessionException
 
 SESSION = "s1"
 
@@ -472,3 +472,44 @@ def test_an_unreadable_log_is_reported(tmp_path: Path) -> None:
     with pytest.raises(SessionCorruptError) as caught:
         open_again(tmp_path)
     check_corrupt(caught, log_of(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        "postgresql://strandslike@127.0.0.1:5432/agents",
+        "postgres://localhost/agents",
+        "user=strandslike dbname=agents host=127.0.0.1 port=5432 options='-c search_path=trial_0'",
+        "dbname=agents",
+        "  host=db.internal dbname=agents",
+        "",
+    ],
+)
+def test_a_dsn_given_as_a_storage_directory_is_refused_and_creates_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dsn: str
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a relative "directory" would be created here
+    with pytest.raises(InvalidStorageDirError) as caught:
+        FileSessionManager(SESSION, storage_dir=dsn)
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.code == "INVALID_STORAGE_DIR"
+    if dsn:
+        assert "PostgresSessionManager" in str(caught.value)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["dbname-notes", "sessions", "a=b"])
+def test_directories_whose_names_only_resemble_a_dsn_are_accepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    agent = Agent(model=ScriptedModel([text("hi")]), session_manager=FileSessionManager(SESSION, storage_dir=name))
+    agent("hello")
+    assert (tmp_path / name / f"session_{SESSION}").is_dir()
+
+
+def test_a_directory_named_like_a_dsn_is_reachable_by_its_absolute_path(tmp_path: Path) -> None:
+    storage = tmp_path / "host=x dbname=y"
+    agent = Agent(model=ScriptedModel([text("hi")]), session_manager=FileSessionManager(SESSION, storage_dir=storage))
+    agent("hello")
+    assert (storage / f"session_{SESSION}").is_dir()
