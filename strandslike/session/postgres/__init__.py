@@ -27,7 +27,7 @@ from ._schema import SCHEMA_VERSION
 from .manager import PostgresSessionManager
 from .repository import PostgresSessionRepository
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (plain sorted order, which tests/test_public_api.py checks)
     "DSN_VARIABLE",
     "PostgresSchemaError",
     "PostgresSessionManager",
