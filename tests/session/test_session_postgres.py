@@ -8,6 +8,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import psycopg
 import pytest
@@ -239,6 +240,53 @@ def test_a_long_history_restores_in_one_pass(database: str) -> None:
     )
     assert restored.messages == agent.messages
     assert len(restored.messages) == 600
+
+
+class CountingConnection(psycopg.Connection):  # type: ignore[type-arg]
+    """A psycopg connection that records every statement it runs (the pool's ``connection_class``)."""
+
+    statements: ClassVar[list[str]] = []
+
+    def execute(self, query, params=None, **kwargs):  # type: ignore[no-untyped-def,override]
+        text_ = query.decode() if isinstance(query, bytes) else str(query)
+        CountingConnection.statements.append(" ".join(text_.split()))
+        return super().execute(query, params, **kwargs)
+
+
+def test_restoring_reads_each_log_with_one_statement_whatever_its_length(database: str) -> None:
+    from psycopg_pool import ConnectionPool
+
+    def write(session_id: str, prompts: int) -> None:
+        agent = Agent(
+            model=ScriptedModel([text(f"answer {n}") for n in range(prompts)]),
+            session_manager=PostgresSessionManager(session_id, dsn=database),
+            conversation_manager=NullConversationManager(),
+            callback_handler=None,
+        )
+        for n in range(prompts):
+            agent(f"question {n}")
+        agent.session_manager.close()  # type: ignore[union-attr]
+
+    write("round-trips-short", 2)
+    write("round-trips-long", 150)
+    counted: dict[str, list[str]] = {}
+    with ConnectionPool(database, min_size=1, max_size=4, connection_class=CountingConnection, open=True) as pool:
+        PostgresSessionRepository(pool=pool).check()  # the schema check: once per pool, off the count
+        for session_id in ("round-trips-short", "round-trips-long"):
+            CountingConnection.statements.clear()
+            restored = Agent(
+                model=ScriptedModel([]),
+                session_manager=PostgresSessionManager(session_id, pool=pool),
+                conversation_manager=NullConversationManager(),
+                callback_handler=None,
+            )
+            counted[session_id] = list(CountingConnection.statements)
+            assert len(restored.messages) == (4 if session_id.endswith("short") else 300)
+            restored.session_manager.close()  # type: ignore[union-attr]
+    short, long = counted["round-trips-short"], counted["round-trips-long"]
+    reads = [statement for statement in long if "FROM strandslike_logs AS l LEFT JOIN strandslike_records" in statement]
+    assert len(reads) == 1, long  # the agent's whole log, records and version, in one statement
+    assert len(long) == len(short), (short, long)  # no statement per message: 300 messages cost what 4 do
 
 
 # -- errors ----------------------------------------------------------------------------------------------------------
