@@ -21,6 +21,7 @@ from strandslike.models import ScriptedModel, text
 from strandslike.session import LogRef
 from strandslike.session.postgres import (
     SCHEMA_VERSION,
+    PostgresConfigError,
     PostgresSchemaError,
     PostgresSessionManager,
     PostgresSessionRepository,
@@ -296,8 +297,12 @@ def test_bad_arguments_are_typed_errors(database: str, monkeypatch: pytest.Monke
     from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
     monkeypatch.delenv("STRANDSLIKE_SESSION_DSN", raising=False)
-    with pytest.raises(ValueError, match="STRANDSLIKE_SESSION_DSN"):
+    with pytest.raises(PostgresConfigError, match="STRANDSLIKE_SESSION_DSN") as caught:
         PostgresSessionRepository()
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.code == "POSTGRES_CONFIG"
+    with pytest.raises(PostgresConfigError, match="STRANDSLIKE_SESSION_DSN"):
+        PostgresSessionManager("s1")
     pool = ConnectionPool(database, min_size=1, max_size=2, open=True)
     try:
         with pytest.raises(ValueError, match="not both"):
@@ -306,8 +311,9 @@ def test_bad_arguments_are_typed_errors(database: str, monkeypatch: pytest.Monke
     finally:
         pool.close()
     async_pool = AsyncConnectionPool(database, open=False)
-    with pytest.raises(TypeError, match="ConnectionPool"):
+    with pytest.raises(PostgresConfigError, match="ConnectionPool") as refused:
         PostgresSessionRepository(pool=async_pool)
+    assert isinstance(refused.value, TypeError)
     with pytest.raises(ValueError, match="claim_grace"):
         PostgresSessionRepository(database, claim_grace=-1)
     with pytest.raises(ValueError, match="session_id"):

@@ -22,13 +22,14 @@ extra. The design, and which side of the durable line each step of a run falls o
 
 from ._admin import migrate, schema_version
 from ._backend import DSN_VARIABLE, close_all, import_psycopg
-from ._errors import PostgresSchemaError, PostgresStoreError, PostgresUnavailableError
+from ._errors import PostgresConfigError, PostgresSchemaError, PostgresStoreError, PostgresUnavailableError
 from ._schema import SCHEMA_VERSION
 from .manager import PostgresSessionManager
 from .repository import PostgresSessionRepository
 
 __all__ = [  # noqa: RUF022 (plain sorted order, which tests/test_public_api.py checks)
     "DSN_VARIABLE",
+    "PostgresConfigError",
     "PostgresSchemaError",
     "PostgresSessionManager",
     "PostgresSessionRepository",

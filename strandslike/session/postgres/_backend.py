@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...types.exceptions import MissingExtraError
-from ._errors import PostgresStoreError, PostgresUnavailableError
+from ._errors import PostgresConfigError, PostgresStoreError, PostgresUnavailableError
 from ._schema import ensure
 
 if TYPE_CHECKING:
@@ -294,20 +294,20 @@ def backend_for(dsn: str | None, pool: Any, pool_size: int) -> Backend:
 
     Raises:
         MissingExtraError: psycopg is not installed.
-        ValueError: Neither or both of ``dsn`` and ``pool`` were given.
+        PostgresConfigError: Neither or both of ``dsn`` and ``pool`` were given, or either is of the wrong type.
     """
     _, psycopg_pool = import_psycopg()
     if pool is not None:
         if dsn is not None:
-            raise ValueError("pass either dsn= or pool= to the PostgreSQL session store, not both")
+            raise PostgresConfigError("pass either dsn= or pool= to the PostgreSQL session store, not both")
         if isinstance(pool, psycopg_pool.AsyncConnectionPool):
-            raise TypeError(
+            raise PostgresConfigError(
                 "the PostgreSQL session store takes a psycopg_pool.ConnectionPool: session managers call their "
                 "store from worker threads (never on the event loop), where a synchronous pool is the direct fit. "
                 "Pass ConnectionPool(dsn) or simply dsn=..."
             )
         if not isinstance(pool, psycopg_pool.ConnectionPool):
-            raise TypeError(f"pool must be a psycopg_pool.ConnectionPool, not {type(pool).__name__}")
+            raise PostgresConfigError(f"pool must be a psycopg_pool.ConnectionPool, not {type(pool).__name__}")
         with _registry_lock:
             found = _by_pool.get(pool)
             if found is None or found.forked:
@@ -316,12 +316,12 @@ def backend_for(dsn: str | None, pool: Any, pool_size: int) -> Backend:
     if dsn is None:
         dsn = os.environ.get(DSN_VARIABLE) or None
         if dsn is None:
-            raise ValueError(
+            raise PostgresConfigError(
                 f"the PostgreSQL session store needs a database: pass dsn='postgresql://user@host/db' or pool=..., "
                 f"or set the {DSN_VARIABLE} environment variable"
             )
     if not isinstance(dsn, str):
-        raise TypeError(f"dsn must be a string (a PostgreSQL connection string), not {type(dsn).__name__}")
+        raise PostgresConfigError(f"dsn must be a string (a PostgreSQL connection string), not {type(dsn).__name__}")
     key = (dsn, pool_size)
     with _registry_lock:
         found = _by_dsn.get(key)

@@ -29,4 +29,13 @@ class PostgresSchemaError(PostgresStoreError):
     code = "POSTGRES_SCHEMA"
 
 
-__all__ = ["PostgresSchemaError", "PostgresStoreError", "PostgresUnavailableError"]
+class PostgresConfigError(StrandslikeError, TypeError, ValueError):
+    """The store was opened with invalid arguments (no database named, both a DSN and a pool, a wrong pool type...).
+
+    A `ValueError` and a `TypeError`, as Python raises either for a bad argument; nothing was opened.
+    """
+
+    code = "POSTGRES_CONFIG"
+
+
+__all__ = ["PostgresConfigError", "PostgresSchemaError", "PostgresStoreError", "PostgresUnavailableError"]

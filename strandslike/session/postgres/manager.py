@@ -3,6 +3,7 @@
 from typing import Any
 
 from ..repository_session_manager import RepositorySessionManager
+from ._errors import PostgresConfigError
 from .repository import PostgresSessionRepository
 
 
@@ -33,7 +34,8 @@ class PostgresSessionManager(RepositorySessionManager):
                 `PostgresSessionRepository`).
 
         Raises:
-            ValueError: ``session_id`` is not a safe id, or no database was named.
+            ValueError: ``session_id`` is not a safe id.
+            PostgresConfigError: No database was named, or conflicting arguments (a `ValueError`).
             MissingExtraError: psycopg is not installed (``pip install 'strandslike[postgres]'``).
             PostgresUnavailableError: The database cannot be reached.
             PostgresSchemaError: The database's schema is newer than this strandslike (or cannot be created).
@@ -43,9 +45,11 @@ class PostgresSessionManager(RepositorySessionManager):
         if repository is None:
             repository = PostgresSessionRepository(dsn, pool=pool, **options)
         elif not isinstance(repository, PostgresSessionRepository):
-            raise TypeError(f"session_repository must be a PostgresSessionRepository, not {type(repository).__name__}")
+            raise PostgresConfigError(
+                f"session_repository must be a PostgresSessionRepository, not {type(repository).__name__}"
+            )
         elif dsn is not None or pool is not None or options:
-            raise ValueError("pass either session_repository= or dsn=/pool= (and their options), not both")
+            raise PostgresConfigError("pass either session_repository= or dsn=/pool= (and their options), not both")
         super().__init__(session_id, repository, **kwargs)
 
     def describe_agent_storage(self, agent_id: str) -> str:

@@ -37,7 +37,7 @@ from ..log_session_repository import LogSessionRepository
 from ..session_repository import LogClaim, LogRef, StoredLog
 from . import _sql
 from ._backend import DEFAULT_POOL_SIZE, Backend, backend_for, import_psycopg
-from ._errors import PostgresStoreError, PostgresUnavailableError
+from ._errors import PostgresConfigError, PostgresStoreError, PostgresUnavailableError
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _HELD = "another process is running it right now"
@@ -79,8 +79,9 @@ class PostgresSessionRepository(LogSessionRepository):
 
     Raises:
         MissingExtraError: psycopg is not installed (``pip install 'strandslike[postgres]'``).
-        ValueError: Neither ``dsn``, ``pool`` nor the environment variable, or both ``dsn`` and ``pool``.
-        TypeError: ``pool`` is not a ``psycopg_pool.ConnectionPool``.
+        PostgresConfigError: Neither ``dsn``, ``pool`` nor the environment variable, both ``dsn`` and ``pool``,
+            ``pool`` not a ``psycopg_pool.ConnectionPool``, or a bad ``claim_grace``/``pool_size`` (a `ValueError`
+            and a `TypeError`).
     """
 
     blocking_io: ClassVar[bool] = True
@@ -96,9 +97,9 @@ class PostgresSessionRepository(LogSessionRepository):
     ) -> None:
         super().__init__()
         if isinstance(claim_grace, bool) or not isinstance(claim_grace, int | float) or not 0 <= claim_grace <= 60:
-            raise ValueError(f"claim_grace={claim_grace!r} must be a number of seconds from 0 to 60")
+            raise PostgresConfigError(f"claim_grace={claim_grace!r} must be a number of seconds from 0 to 60")
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
-            raise ValueError(f"pool_size={pool_size!r} must be a positive integer")
+            raise PostgresConfigError(f"pool_size={pool_size!r} must be a positive integer")
         self._backend: Backend = backend_for(dsn, pool, pool_size)
         self.create_schema = create_schema
         self.claim_grace = float(claim_grace)
