@@ -34,7 +34,7 @@ from ..interrupt._interrupt import InterruptException
 from ..types._events import ToolInterruptEvent, ToolStreamEvent
 from ..types.events import ToolResultEvent
 from ..types.tools import AgentTool, ToolContext, ToolGenerator, ToolResult, ToolSpec, ToolUse
-from ._generation import SPEC_GENERATION  # bumped when a spec is replaced: registries cache their spec lists
+from ._generation import replace_tool_spec
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -434,16 +434,9 @@ class DecoratedFunctionTool(AgentTool, Generic[P, R]):
         Raises:
             ValueError: The new spec renames the tool or lacks a description or input schema.
         """
-        if value.get("name") != self._tool_name:
-            raise ValueError(
-                f"cannot change tool name via tool_spec (tool is named {self._tool_name!r}, the new spec says "
-                f"{value.get('name')!r}); rename the tool with @tool(name=...) instead"
-            )
-        for key in ("description", "inputSchema"):
-            if key not in value:
-                raise ValueError(f"tool_spec for {self._tool_name!r} is missing {key!r}; the model needs it")
-        self._tool_spec = value
-        SPEC_GENERATION[0] += 1  # tool registries holding this tool rebuild their list of specs
+        self._tool_spec = replace_tool_spec(
+            self._tool_name, value, rename_hint="rename the tool with @tool(name=...) instead"
+        )
 
     @property
     def tool_type(self) -> str:

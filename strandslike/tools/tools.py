@@ -14,6 +14,7 @@ import anyio.to_thread
 
 from ..types.events import ToolResultEvent
 from ..types.tools import AgentTool, ToolGenerator, ToolSpec, ToolUse
+from ._generation import replace_tool_spec
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +111,8 @@ class PythonAgentTool(AgentTool):
     a plain one runs in a worker thread.
     """
 
+    _announces_spec_changes = True  # a replaced spec bumps SPEC_GENERATION
+
     def __init__(self, tool_name: str, tool_spec: ToolSpec, tool_func: Callable[..., Any]) -> None:
         """Wrap ``tool_func`` under ``tool_name`` with ``tool_spec``."""
         super().__init__()
@@ -134,14 +137,9 @@ class PythonAgentTool(AgentTool):
         Raises:
             ValueError: The new spec renames the tool or lacks a description or input schema.
         """
-        if value.get("name") != self._tool_name:
-            raise ValueError(
-                f"cannot change tool name via tool_spec (expected '{self._tool_name}', got '{value.get('name')}')"
-            )
-        for key in ("description", "inputSchema"):
-            if key not in value:
-                raise ValueError(f"tool_spec must contain '{key}'")
-        self._tool_spec = value
+        self._tool_spec = replace_tool_spec(
+            self._tool_name, value, rename_hint="give the tool's TOOL_SPEC or function another name instead"
+        )
 
     @property
     def supports_hot_reload(self) -> bool:

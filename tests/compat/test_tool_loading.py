@@ -322,3 +322,21 @@ def test_the_strands_tools_names_are_exported() -> None:
         assert name in tools_package.__all__
         assert getattr(tools_package, name) is not None
     assert issubclass(ToolProviderException, Exception)
+
+
+def test_a_module_tools_replaced_spec_reaches_the_registry_and_a_rename_is_refused() -> None:
+    custom = PythonAgentTool(
+        "custom", {"name": "custom", "description": "Old.", "inputSchema": {"json": {"type": "object"}}}, lambda t: t
+    )
+    registry = ToolRegistry()
+    registry.process_tools([custom])
+    assert [spec["description"] for spec in registry.get_all_tool_specs()] == ["Old."]
+
+    custom.tool_spec = {"name": "custom", "description": "New.", "inputSchema": {"json": {"type": "object"}}}
+    assert [spec["description"] for spec in registry.get_all_tool_specs()] == ["New."]
+
+    with pytest.raises(ValueError, match=r"^cannot change tool name via tool_spec .*'other'"):
+        custom.tool_spec = {"name": "other", "description": "X.", "inputSchema": {"json": {}}}
+    with pytest.raises(ValueError, match="missing 'inputSchema'"):
+        custom.tool_spec = {"name": "custom", "description": "X."}  # type: ignore[typeddict-item]
+    assert [spec["description"] for spec in registry.get_all_tool_specs()] == ["New."]

@@ -9,6 +9,8 @@ import json
 import os
 import random
 import select
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,6 +55,40 @@ def read_line(stream: Any, timeout: float) -> str:
             raise EOFError(f"the child closed its output (got {data!r})")
         data += chunk
     return data.decode().rstrip("\n")
+
+
+def kill_approvals_child(
+    storage_dir: str, log: Path, rng: random.Random, *, sessions: int, seed: int, timeout: float
+) -> list[str]:
+    """Run the ``approvals_run`` child on ``storage_dir`` and SIGKILL it at a random moment of a random session.
+
+    Half the kills land anywhere in a session (prompt, interrupt, writes); half in its resume, mostly inside the
+    approved tool (a session takes about 10-40 ms, most of it in that tool). Returns every line the child printed.
+    """
+    argv = child_argv("approvals_run", storage_dir=storage_dir, log=str(log), sessions=sessions, seed=seed)
+    target = rng.randrange(sessions)
+    marker = f"S {target} start" if rng.random() < 0.5 else f"S {target} paused"
+    wait = rng.uniform(0, 0.04)
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0) as child:
+        assert child.stdout is not None
+        assert child.stderr is not None
+        try:
+            lines = [read_line(child.stdout, timeout=timeout)]
+            assert lines[0] == "START", lines[0] + child.stderr.read().decode()
+            while not lines[-1].startswith(marker) and lines[-1] != "DONE":
+                lines.append(read_line(child.stdout, timeout=timeout))
+            time.sleep(wait)
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+            lines += child.stdout.read().decode().splitlines()
+            errors = child.stderr.read().decode()
+            assert child.returncode in (0, -signal.SIGKILL), errors
+            assert "Traceback" not in errors, errors
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    return lines
 
 
 def tool_runs(log: Path) -> list[dict[str, Any]]:

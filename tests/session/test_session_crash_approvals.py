@@ -23,7 +23,6 @@ import os
 import random
 import signal
 import subprocess
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -36,6 +35,7 @@ from session_workers import (
     approval_call,
     approval_session,
     child_argv,
+    kill_approvals_child,
     pause_turns,
     read_line,
     tool_runs,
@@ -56,34 +56,7 @@ def log_path(storage: Path, session_id: str) -> Path:
 
 def kill_child(storage: Path, rng: random.Random) -> list[str]:
     """Run the approvals child and kill it at a random moment of a random session; return what it printed."""
-    argv = child_argv(
-        "approvals_run", storage_dir=str(storage), log=str(storage / "runs.log"), sessions=SESSIONS, seed=SEED
-    )
-    target = rng.randrange(SESSIONS)
-    # Half the kills land anywhere in a session (prompt, interrupt, writes); half in its resume, mostly inside
-    # the approved tool (a session takes about 10-40 ms, most of it in that tool).
-    marker = f"S {target} start" if rng.random() < 0.5 else f"S {target} paused"
-    wait = rng.uniform(0, 0.04)
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0) as child:
-        assert child.stdout is not None
-        assert child.stderr is not None
-        try:
-            lines = [read_line(child.stdout, timeout=30)]
-            assert lines[0] == "START", lines[0] + child.stderr.read().decode()
-            while not lines[-1].startswith(marker) and lines[-1] != "DONE":
-                lines.append(read_line(child.stdout, timeout=30))
-            time.sleep(wait)
-            child.send_signal(signal.SIGKILL)
-            child.wait(timeout=30)
-            lines += child.stdout.read().decode().splitlines()
-            errors = child.stderr.read().decode()
-            assert child.returncode in (0, -signal.SIGKILL), errors
-            assert "Traceback" not in errors, errors
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-    return lines
+    return kill_approvals_child(str(storage), storage / "runs.log", rng, sessions=SESSIONS, seed=SEED, timeout=30)
 
 
 def finish(storage: Path, number: int) -> str:

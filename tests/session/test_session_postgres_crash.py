@@ -18,7 +18,6 @@ import os
 import random
 import signal
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -31,12 +30,14 @@ from session_workers import (
     approval_call,
     approval_session,
     child_argv,
+    kill_approvals_child,
     pause_turns,
     read_line,
     tool_runs,
 )
 
 from strandslike.models import text
+from strandslike.types.exceptions import SessionConflictError
 
 TRIALS = int(os.environ.get("STRANDSLIKE_PG_CRASH_TRIALS", "24"))
 SEED = int(os.environ.get("STRANDSLIKE_CRASH_SEED") or random.SystemRandom().randrange(2**32))
@@ -105,53 +106,44 @@ def test_a_replica_killed_inside_the_approved_tool_then_a_retry_on_another(
 
 def kill_child(dsn: str, runs: Path, rng: random.Random) -> list[str]:
     """Run the approvals child on ``dsn`` and kill it at a random moment of a random session."""
-    argv = child_argv("approvals_run", storage_dir=dsn, log=str(runs), sessions=SESSIONS, seed=SEED)
-    target = rng.randrange(SESSIONS)
-    marker = f"S {target} start" if rng.random() < 0.5 else f"S {target} paused"
-    wait = rng.uniform(0, 0.04)
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0) as child:
-        assert child.stdout is not None
-        assert child.stderr is not None
-        try:
-            lines = [read_line(child.stdout, timeout=60)]
-            assert lines[0] == "START", lines[0] + child.stderr.read().decode()
-            while not lines[-1].startswith(marker) and lines[-1] != "DONE":
-                lines.append(read_line(child.stdout, timeout=60))
-            time.sleep(wait)
-            child.send_signal(signal.SIGKILL)
-            child.wait(timeout=30)
-            lines += child.stdout.read().decode().splitlines()
-            errors = child.stderr.read().decode()
-            assert child.returncode in (0, -signal.SIGKILL), errors
-            assert "Traceback" not in errors, errors
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-    return lines
+    return kill_approvals_child(dsn, runs, rng, sessions=SESSIONS, seed=SEED, timeout=60)
+
+
+def drive_once(dsn: str, runs: Path, number: int) -> tuple[bool, list[Any], Any]:
+    """Take one step towards the end of session ``number``; return whether it had ended, its messages and the probe."""
+    session_id = approval_session(number)
+    probe, _ = approval_agent(dsn, session_id, [], runs)
+    state, messages = probe._interrupt_state, probe.messages
+    probe.session_manager.close()
+    last = messages[-1] if messages else None
+    if state.activated:
+        agent, _ = approval_agent(dsn, session_id, [text("Deleted.")], runs)
+        agent([{"interruptResponse": {"interruptId": i, "response": "y"}} for i in state.interrupts])
+    elif last is not None and last["role"] == "assistant" and not any("toolUse" in b for b in last["content"]):
+        assert last == {"role": "assistant", "content": [{"text": "Deleted."}]}
+        return True, messages, probe
+    elif last is not None and (last["role"] == "assistant" or any("toolResult" in b for b in last["content"])):
+        agent, _ = approval_agent(dsn, session_id, [text("Deleted.")], runs)
+        agent(None)
+    else:
+        agent, _ = approval_agent(dsn, session_id, [approval_call(number), text("Deleted.")], runs)
+        agent(None)
+    agent.session_manager.close()
+    return False, messages, probe
 
 
 def finish(dsn: str, runs: Path, number: int) -> str:
     """Restore session ``number`` and drive it to its end as a retrying client would; return how it went."""
     session_id = approval_session(number)
     for _ in range(6):
-        probe, _ = approval_agent(dsn, session_id, [], runs)
-        state, messages = probe._interrupt_state, probe.messages
-        probe.session_manager.close()
-        last = messages[-1] if messages else None
-        if state.activated:
-            agent, _ = approval_agent(dsn, session_id, [text("Deleted.")], runs)
-            agent([{"interruptResponse": {"interruptId": i, "response": "y"}} for i in state.interrupts])
-        elif last is not None and last["role"] == "assistant" and not any("toolUse" in b for b in last["content"]):
-            assert last == {"role": "assistant", "content": [{"text": "Deleted."}]}
+        try:
+            done, messages, probe = drive_once(dsn, runs, number)
+        except SessionConflictError:
+            # The killed replica's last statement reached the server before the kill and committed after this
+            # process read the log: the claim refuses the stale read (nothing ran), and the client retries.
+            continue
+        if done:
             break
-        elif last is not None and (last["role"] == "assistant" or any("toolResult" in b for b in last["content"])):
-            agent, _ = approval_agent(dsn, session_id, [text("Deleted.")], runs)
-            agent(None)
-        else:
-            agent, _ = approval_agent(dsn, session_id, [approval_call(number), text("Deleted.")], runs)
-            agent(None)
-        agent.session_manager.close()
     else:
         raise AssertionError(f"session {session_id} did not finish")
     results = [b["toolResult"] for m in messages for b in m["content"] if "toolResult" in b]
