@@ -3,6 +3,7 @@
 import functools
 import inspect
 import threading
+import types
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -658,8 +659,11 @@ def _has_delegating_tool(agent: Agent) -> bool:
 
 def _has_hookimpls(obj: Any) -> bool:
     marker = f"{PROJECT}_impl"
+    # A plain function's only non-dunder attributes are those set on it (its __dict__): reading just those spares
+    # the ~35 getattr_static calls of dir() for the usual hook, a function, on every agent built.
+    names = obj.__dict__ if isinstance(obj, types.FunctionType) else dir(obj)
     return any(
         getattr(inspect.getattr_static(obj, name, None), marker, None) is not None
-        for name in dir(obj)
+        for name in names
         if not name.startswith("__")
     )

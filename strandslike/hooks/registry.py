@@ -160,12 +160,44 @@ class HookRegistry:
         # Call orders of event classes that decide their direction per instance (a Strands-style subclass
         # overriding `should_reverse_callbacks`), by (class, reversed).
         self._by_direction: dict[tuple[type[BaseHookEvent], bool], tuple[Callable[[Any], Any], ...]] = {}
+        # Strands-style callbacks are kept here, (order, seq, callback) by event class, and registered with pluggy
+        # only when pluggy is involved: a pluggy-style plugin, entry points, or the plugin manager handed out (see
+        # `_materialize`); None from then on. Registering one with pluggy (an adapter plugin, its hookspec, pluggy's
+        # checks) cost about 50 µs; an agent registers about a dozen, and a server builds agents per request.
+        self._own: dict[type[BaseHookEvent], list[tuple[float, int, Callable[[Any], Any]]]] | None = {}
 
     @property
     def plugin_manager(self) -> pluggy.PluginManager:
-        """The underlying pluggy plugin manager (project name ``strandslike``)."""
+        """The underlying pluggy plugin manager (project name ``strandslike``), holding every callback and plugin."""
+        self._materialize()
         self._ensure_builtin_specs()
         return self._pm
+
+    def _materialize(self) -> None:
+        """Register the callbacks kept so far with pluggy; from now on every registration goes through pluggy.
+
+        Each callback keeps its order and registration number, so the call order is the same either way.
+        """
+        own, self._own = self._own, None
+        if not own:
+            return
+        pending = sorted(
+            (
+                (seq, event_type, order, callback)
+                for event_type, entries in own.items()
+                for order, seq, callback in entries
+            ),
+            key=lambda entry: entry[0],
+        )
+        self._ensure_specs(own)
+        for seq, event_type, order, callback in pending:
+            self._register_callback(event_type, callback, order, seq)
+        self._forget_order()
+
+    def _register_callback(self, event_type: type[BaseHookEvent], callback: Any, order: float, seq: int) -> None:
+        name = self._hook_names[event_type]
+        self._pm.register(_callback_plugin_class(name)(callback, order, seq), name=f"callback-{seq}")
+        self._active.add(name)
 
     def _ensure_builtin_specs(self) -> None:
         if not self._builtin_specs:
@@ -209,13 +241,14 @@ class HookRegistry:
         for resolved in event_types:
             if resolved is AgentInitializedEvent and _is_async_callable(callback):
                 raise ValueError("AgentInitializedEvent can only be registered with a synchronous callback")
-        self._ensure_specs(event_types)
-        for resolved in event_types:
-            seq = next(self._seq)
-            name = self._hook_names[resolved]
-            plugin = _callback_plugin_class(name)(callback, float(order), seq)
-            self._pm.register(plugin, name=f"callback-{seq}")
-            self._active.add(name)
+        own = self._own
+        if own is not None:
+            for resolved in event_types:
+                own.setdefault(resolved, []).append((float(order), next(self._seq), callback))
+        else:
+            self._ensure_specs(event_types)
+            for resolved in event_types:
+                self._register_callback(resolved, callback, float(order), next(self._seq))
         self._forget_order()
         for resolved in event_types:
             self._callbacks(resolved)  # order now, at construction, rather than on the first dispatch
@@ -246,6 +279,7 @@ class HookRegistry:
         Raises:
             ValueError: A hookimpl names no known event, or the plugin is already registered.
         """
+        self._materialize()
         self._ensure_builtin_specs()
         registered = self._pm.register(plugin, name)
         if registered is None:
@@ -266,6 +300,7 @@ class HookRegistry:
 
     def load_entry_points(self, group: str = PROJECT) -> int:
         """Register the plugins installed under an entry-point group (opt-in); return how many were loaded."""
+        self._materialize()
         self._ensure_builtin_specs()
         before = set(map(id, self._pm.get_plugins()))
         count = self._pm.load_setuptools_entrypoints(group)
@@ -279,7 +314,7 @@ class HookRegistry:
 
     def has_callbacks(self) -> bool:
         """Return whether any callback or plugin is registered."""
-        return bool(self._pm.get_plugins())
+        return bool(self._own) or bool(self._pm.get_plugins())
 
     def get_callbacks_for(self, event: BaseHookEvent) -> list[Callable[[Any], Any]]:
         """Return the callbacks ``event`` will be dispatched to, in call order."""
@@ -310,10 +345,15 @@ class HookRegistry:
         return ordered
 
     def _sorted(self, event_type: type[BaseHookEvent], reverse: bool) -> tuple[Callable[[Any], Any], ...]:
+        entries: list[tuple[float, int, Callable[[Any], Any]]]
+        if self._own is not None:  # no pluggy-style plugin yet: the callbacks are all here
+            entries = list(self._own.get(event_type, ()))
+            entries.sort(key=lambda entry: (entry[0], -entry[1] if reverse else entry[1]))
+            return tuple(entry[2] for entry in entries)
         name = self._hook_names.get(event_type)
         if name is None or name not in self._active:
             return ()
-        entries: list[tuple[float, int, Callable[[Any], Any]]] = []
+        entries = []
         for impl in getattr(self._pm.hook, name).get_hookimpls():
             plugin = impl.plugin
             if isinstance(plugin, _CallbackPlugin):
