@@ -307,10 +307,32 @@ class LogPersistence:
                 claim, log.claim = log.claim, None
                 self.repository.release_log(claim)
 
-    def ends_durably(self, agent: "Agent") -> bool:
-        """Whether ending the invocation now may block (an fsync or a large write)."""
+    def is_synced(self, agent: "Agent") -> bool:
+        """Whether the agent's log holds everything the agent holds, between invocations.
+
+        No claim held, nothing buffered, no failed write, no change to its snapshot since it was written or read.
+        """
         log = self.agents.get(agent.agent_id)
-        return agent._interrupt_state.activated or (log is not None and log.pending_size >= FLUSH_BYTES)
+        return (
+            log is not None
+            and log.claim is None
+            and log.failed is None
+            and not log.pending
+            and self._fingerprint(agent) == log.synced
+        )
+
+    def ends_durably(self, agent: "Agent") -> bool:
+        """Whether ending the invocation now may block: a large write, or records to write durably (an fsync).
+
+        An agent that waits on interrupts ends with a durable write of what is left; with nothing left (its own
+        invocation already wrote it, durably), ending only releases the claim.
+        """
+        log = self.agents.get(agent.agent_id)
+        if log is None:
+            return agent._interrupt_state.activated
+        if log.pending_size >= FLUSH_BYTES:
+            return True
+        return agent._interrupt_state.activated and (bool(log.pending) or self._fingerprint(agent) != log.synced)
 
     # -- orchestrators ------------------------------------------------------------------------------------------------
 

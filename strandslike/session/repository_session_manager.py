@@ -135,6 +135,18 @@ class RepositorySessionManager(SessionManager):
         else:
             self.sync_agent(agent)
 
+    def is_synced(self, agent: "Agent", **kwargs: Any) -> bool:
+        """Whether ``agent`` is exactly what its log holds, between invocations.
+
+        True when the manager keeps the durable log contract (``supports_claims``), no invocation of the agent holds
+        its claim, every record of it was written, none of its writes failed, and its snapshot (state, interrupt,
+        model and conversation-manager state) has not changed since it was written or read. The live agent is then
+        what a restore of the session at the version this manager remembers would build, so a server may keep it
+        between requests: the next `begin_invocation` claims the log at that version, and refuses
+        (`SessionConflictError`) if anyone wrote the log meanwhile, in which case the agent must be rebuilt.
+        """
+        return isinstance(self._persistence, LogPersistence) and self._persistence.is_synced(agent)
+
     async def _on_message_added(self, event: MessageAddedEvent) -> None:
         persistence = self._persistence
         if isinstance(persistence, LogPersistence) and persistence.holds_claim(event.agent):
@@ -146,15 +158,19 @@ class RepositorySessionManager(SessionManager):
         await self._io(self._message_added, event.message, event.agent)
 
     async def _on_after_invocation(self, event: AfterInvocationEvent) -> None:
+        await self.end_invocation_async(event.agent)
+
+    async def end_invocation_async(self, agent: "Agent", **kwargs: Any) -> None:
+        """`end_invocation` from an event loop: called directly when it cannot block, else in a worker thread.
+
+        It cannot block when the repository does no blocking I/O (``blocking_io`` False) and what is left to write
+        is neither durable (an fsync) nor large: a small write to the page cache, or none at all.
+        """
         persistence = self._persistence
-        if (
-            isinstance(persistence, LogPersistence)
-            and not self.blocking_io
-            and not persistence.ends_durably(event.agent)
-        ):
-            self.end_invocation(event.agent)  # one small write to the page cache
+        if isinstance(persistence, LogPersistence) and not self.blocking_io and not persistence.ends_durably(agent):
+            self.end_invocation(agent)  # one small write to the page cache, or only the claim's release
             return
-        await anyio.to_thread.run_sync(self.end_invocation, event.agent)
+        await anyio.to_thread.run_sync(self.end_invocation, agent)
 
     def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
         """Wire the manager to the lifecycle events; orchestrators are also claimed for each invocation."""

@@ -22,11 +22,13 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ...session.repository_session_manager import RepositorySessionManager
+from ._cache import DEFAULT_AGENT_CACHE_SIZE, AgentCache
 from ._http import (
     DEFAULT_MAX_BODY_BYTES,
     BearerAuth,
     HttpRefusal,
     ServerConfigError,
+    check_agent_cache_size,
     check_body_limit,
     check_json_request,
     check_origins,
@@ -115,14 +117,19 @@ def create_app(
     token: str | None = None,
     cors_origins: Sequence[str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    agent_cache_size: int = DEFAULT_AGENT_CACHE_SIZE,
 ) -> ASGIApp:
     """Create the AG-UI server of the agents ``agent_factory`` builds.
 
     Routes: ``POST /`` and ``POST /agent`` take a ``RunAgentInput`` (``Content-Type: application/json``) and stream
     the run as server-sent events; ``GET /``, ``GET /capabilities`` and ``GET /agent/capabilities`` return the
-    agent's ``AgentCapabilities``. Each request builds a fresh agent on
-    ``FileSessionManager(threadId, storage_dir=storage_dir)``: the thread is the session, and the server keeps no
-    state between requests.
+    agent's ``AgentCapabilities``. The thread is the session: a request runs the agent built on
+    ``FileSessionManager(threadId, storage_dir=storage_dir)`` (or the session manager ``session_dsn`` or
+    ``session_managers`` gives), claimed for the request, so any replica on the same storage, or a restarted
+    process, can serve the thread's next request. The agents of the last
+    ``agent_cache_size`` threads are kept in the process and reused by their thread's next request when the
+    session's claim confirms that nobody changed the session since; otherwise the agent is rebuilt from the
+    session, as it is for a thread not kept.
 
     Args:
         agent_factory: Called as ``agent_factory(session_manager=...)``; returns an `Agent`, `Graph` or `Swarm`
@@ -139,9 +146,11 @@ def create_app(
         cors_origins: Browser origins allowed to call the server from another origin (``scheme://host[:port]``,
             or ``"*"``). None or empty: CORS is off, and browsers refuse cross-origin calls.
         max_body_bytes: Largest request body accepted (413 beyond it); 10 MiB by default.
+        agent_cache_size: How many threads' agents to keep between requests, least recently used out first (256 by
+            default; 0: rebuild every thread's agent for every request). Agents only, not Graph or Swarm.
 
     Raises:
-        ServerConfigError: A token, origin or limit that cannot be used (a `ValueError`).
+        ServerConfigError: A token, origin, limit or cache size that cannot be used (a `ValueError`).
 
     Example:
         ```python
@@ -155,11 +164,13 @@ def create_app(
     checked_token = check_token(token)
     origins = check_origins(cors_origins)
     limit = check_body_limit(max_body_bytes)
+    cache = AgentCache(check_agent_cache_size(agent_cache_size))
     config = RunConfig(
         agent_factory,
         Path(storage_dir) if storage_dir is not None else None,
         _session_managers(storage_dir, session_dsn, session_managers),
         max_body_bytes=limit,
+        agents=cache,
     )
     run = _RunEndpoint(config)
     app: ASGIApp = Starlette(

@@ -121,6 +121,19 @@ def check_body_limit(max_body_bytes: int) -> int:
     return max_body_bytes
 
 
+def check_agent_cache_size(size: int) -> int:
+    """Return the number of agents to keep between requests.
+
+    Raises:
+        ServerConfigError: It is not an integer of at least 0.
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ServerConfigError(
+            f"agent_cache_size={size!r} must be a number of agents, 0 or more (0 keeps none between requests)"
+        )
+    return size
+
+
 class BearerAuth:
     """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
 

@@ -1,4 +1,7 @@
-"""One AG-UI run: parse the input, rebuild the thread's agent from its session, check the contract, run, report.
+"""One AG-UI run: parse the input, get the thread's agent, check the contract, run, report.
+
+The thread's agent is the one kept from the thread's previous request in this process, if its session confirms
+it is current (`_cache`), else rebuilt by the factory from the thread's session.
 
 Events, in order: ``RUN_STARTED``; text, tool call and step events as the run streams; ``STATE_SNAPSHOT`` and
 ``MESSAGES_SNAPSHOT``; then ``RUN_FINISHED`` (outcome ``success``, ``interrupt`` or ``cancelled``) or, if anything
@@ -38,6 +41,7 @@ from ...session._ids import validate_id
 from ...session.file_session_manager import FileSessionManager
 from ...session.repository_session_manager import RepositorySessionManager
 from ...types.exceptions import SessionException
+from ._cache import DEFAULT_AGENT_CACHE_SIZE, AgentCache
 from ._errors import (
     AGENT_ERROR,
     AGENT_FACTORY_ERROR,
@@ -59,12 +63,14 @@ logger = logging.getLogger(__name__)
 
 
 class AgentFactory(Protocol):
-    """Builds the agent of one thread; called as ``factory(session_manager=...)`` for every request.
+    """Builds the agent of one thread; called as ``factory(session_manager=...)`` when the thread has no hot agent.
 
     It must pass the session manager to what it builds (``Agent(..., session_manager=session_manager)``, or
     ``GraphBuilder().set_session_manager(session_manager)``), with the same tools and hooks every time, so the
-    agent restored from the session finds its conversation, state and open interrupts: the server keeps nothing
-    between requests. The same factories serve ``python -m strandslike resume --agent``.
+    agent restored from the session finds its conversation, state and open interrupts. The server may keep a
+    thread's agent for its next request (see `create_app`'s ``agent_cache_size``), and builds it again whenever
+    the session changed meanwhile: the session, not the process, holds the thread. The same factories serve
+    ``python -m strandslike resume --agent``.
     """
 
     def __call__(self, session_manager: RepositorySessionManager) -> Agent | MultiAgentBase:
@@ -83,6 +89,7 @@ class RunConfig:
             a `FileSessionManager` in ``storage_dir``.
         max_body_bytes: The largest request body accepted.
         running: Threads with a run in flight in this process.
+        agents: The hot agents kept between requests.
     """
 
     factory: AgentFactory
@@ -90,6 +97,7 @@ class RunConfig:
     session_managers: Callable[[str], RepositorySessionManager] | None = None
     max_body_bytes: int = 10 * 1024 * 1024
     running: set[str] = field(default_factory=set)
+    agents: AgentCache = field(default_factory=lambda: AgentCache(DEFAULT_AGENT_CACHE_SIZE))
 
 
 async def run_events(body: bytes, config: RunConfig) -> AsyncGenerator[list[BaseEvent], None]:
@@ -143,22 +151,42 @@ async def _thread_run(run_input: RunAgentInput, config: RunConfig) -> AsyncGener
     config.running.add(thread_id)
     try:
         target = await _open(config, thread_id)
+        completed = False
         try:
             async for batch in _drive(run_input, target):
                 yield batch
+            completed = True
         finally:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(_close, target)
+                await _finish(config, thread_id, target, completed)
     finally:
         config.running.discard(thread_id)
 
 
 async def _open(config: RunConfig, thread_id: str) -> Target:
-    """Open the thread's session, build its agent and claim the session: one trip to a worker thread.
+    """Get the thread's agent and claim its session.
 
-    Each hop to a worker thread costs a wake-up of the thread and then of the event loop; under load those
-    dominate a request, so the blocking steps of the start of a request run together.
+    A kept agent is claimed at the version it last read or wrote, on the event loop when the session manager does
+    no blocking I/O (a non-blocking ``flock`` for files): if anyone changed the session since, the claim is
+    refused and the agent is rebuilt from the session. Otherwise the session is opened, the agent built and the
+    session claimed in one trip to a worker thread: each hop costs a wake-up of the thread and then of the event
+    loop, and under load those dominate a request.
     """
+    kept = config.agents.take(thread_id)
+    if kept is not None:
+        try:
+            if kept.session_manager.blocking_io:
+                await anyio.to_thread.run_sync(kept.begin)
+            else:
+                kept.begin()
+            return kept
+        except SessionException:
+            # Changed or held by another process since this agent was kept: rebuild it from the session (which
+            # claims again, and refuses the request if the session is still held).
+            kept.session_manager.close()
+        except BaseException:
+            kept.session_manager.close()
+            raise
     opened = await anyio.to_thread.run_sync(_open_blocking, config, thread_id)
     if isinstance(opened, Target):
         return opened
@@ -190,12 +218,23 @@ def _open_blocking(config: RunConfig, thread_id: str) -> "Target | tuple[Reposit
     return target
 
 
-def _close(target: Target) -> None:
-    """Persist what changed, release the claim and close the session's files."""
+async def _finish(config: RunConfig, thread_id: str, target: Target, completed: bool) -> None:
+    """Persist what changed and release the claim; keep the agent for the thread's next request if it may be kept.
+
+    It may be kept after a request that ran to its end and left it exactly as its session holds it.
+    """
+    kept = False
     try:
-        target.end()
+        await target.end_async()
+        if completed and config.agents.size > 0 and target.is_synced():
+            config.agents.keep(thread_id, target)
+            kept = True
     finally:
-        target.session_manager.close()
+        if not kept:
+            if target.session_manager.blocking_io:
+                await anyio.to_thread.run_sync(target.session_manager.close)
+            else:
+                target.session_manager.close()  # releases what the request still holds: no blocking I/O
 
 
 def _call_factory(factory: AgentFactory, manager: RepositorySessionManager) -> Any:

@@ -11,6 +11,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, cast
 
+import anyio
 from ag_ui.core import Message
 
 from ...agent.agent import Agent
@@ -191,6 +192,26 @@ class Target:
             self.session_manager.end_invocation(self.runnable)
         else:
             self.session_manager.end_multi_agent_invocation(self.runnable)
+
+    async def end_async(self) -> None:
+        """`end` from the event loop: directly when nothing blocking is left to do, else in a worker thread."""
+        if isinstance(self.runnable, Agent):
+            await self.session_manager.end_invocation_async(self.runnable)
+        else:
+            await anyio.to_thread.run_sync(self.session_manager.end_multi_agent_invocation, self.runnable)
+
+    def is_synced(self) -> bool:
+        """Whether this is an `Agent` exactly as its session holds it, between requests, so it may be kept.
+
+        Only over a session manager that keeps the durable log contract: the next request's claim then confirms
+        that nobody changed the session since (see `_cache`).
+        """
+        manager = self.session_manager
+        return (
+            isinstance(self.runnable, Agent)
+            and bool(getattr(manager, "supports_claims", False))
+            and manager.is_synced(self.runnable)
+        )
 
 
 def _describe(scope: Scope, interrupt: Interrupt) -> OpenInterrupt:
