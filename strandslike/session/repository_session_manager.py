@@ -115,8 +115,14 @@ class RepositorySessionManager(SessionManager):
 
     # -- invocations --------------------------------------------------------------------------------------------------
 
-    def begin_invocation(self, agent: "Agent", **kwargs: Any) -> None:
+    def begin_invocation(self, agent: "Agent", *, log_refusal: bool = True, **kwargs: Any) -> None:
         """Claim the agent's session before anything runs (nested calls are counted; the outermost claims).
+
+        Args:
+            agent: The agent.
+            log_refusal: Log a refused claim as a warning (a caller that handles it, by rebuilding the agent from
+                the session, passes False).
+            **kwargs: Ignored (Strands' signature).
 
         Raises:
             SessionConflictError: Another process runs the agent, or changed its session since this agent read it.
@@ -125,7 +131,8 @@ class RepositorySessionManager(SessionManager):
             try:
                 self._persistence.begin(agent)
             except SessionConflictError as exc:
-                self._log_refusal(exc, "agent")
+                if log_refusal:
+                    self._log_refusal(exc, "agent")
                 raise
 
     def end_invocation(self, agent: "Agent", **kwargs: Any) -> None:

@@ -10,6 +10,7 @@ no run to start: its answer is a ``RUN_ERROR`` alone.
 """
 
 import contextlib
+import functools
 import inspect
 import logging
 from collections.abc import AsyncGenerator, Callable
@@ -176,9 +177,9 @@ async def _open(config: RunConfig, thread_id: str) -> Target:
     if kept is not None:
         try:
             if kept.session_manager.blocking_io:
-                await anyio.to_thread.run_sync(kept.begin)
+                await anyio.to_thread.run_sync(functools.partial(kept.begin, log_refusal=False))
             else:
-                kept.begin()
+                kept.begin(log_refusal=False)
             return kept
         except SessionException:
             # Changed or held by another process since this agent was kept: rebuild it from the session (which

@@ -174,15 +174,18 @@ class Target:
         # Both stream_async methods are async generators, annotated as iterators.
         return cast(AsyncGenerator[dict[str, Any], None], self.runnable.stream_async(prompt))
 
-    def begin(self) -> None:
+    def begin(self, *, log_refusal: bool = True) -> None:
         """Claim the session for the whole request, through the session manager, before anything is checked or run.
+
+        Args:
+            log_refusal: Log a refused claim of an agent's session (False for a kept agent, rebuilt if refused).
 
         Raises:
             SessionConflictError: Another request (in this process or another) holds the session, or changed it
                 since the agent was restored.
         """
         if isinstance(self.runnable, Agent):
-            self.session_manager.begin_invocation(self.runnable)
+            self.session_manager.begin_invocation(self.runnable, log_refusal=log_refusal)
         else:
             self.session_manager.begin_multi_agent_invocation(self.runnable)
 
