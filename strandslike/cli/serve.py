@@ -97,6 +97,14 @@ def add_parser(subparsers: Any, storage: argparse.ArgumentParser) -> None:
         f"processes (on one machine or many) share them (default: ${DSN_ENV}, if set; needs the postgres extra)",
     )
     parser.add_argument(
+        "--agent-cache-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="keep the agents of the last N threads between requests, reused while their session is unchanged "
+        "(default: 256; 0: rebuild every agent from its session for every request)",
+    )
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -154,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
             "(--allow-unauthenticated): anyone who can reach this address can run the agent and answer its interrupts."
         )
     limits = {} if args.max_body_bytes is None else {"max_body_bytes": args.max_body_bytes}
+    if args.agent_cache_size is not None:
+        limits["agent_cache_size"] = args.agent_cache_size
     dsn = args.session_dsn if args.session_dsn is not None else os.environ.get(DSN_ENV) or None
     store = {"storage_dir": args.storage_dir} if dsn is None else {"session_dsn": dsn}
     where = args.storage_dir if dsn is None else _check_database(dsn)

@@ -49,7 +49,8 @@ def wait_until_up(url: str, process: subprocess.Popen[str]) -> None:
 def test_help_describes_the_command(capsys):
     assert serve(["--help"]) == 0
     out = capsys.readouterr().out
-    for option in ("--agent", "--storage-dir", "--host", "--port", "--token", "--cors-origin", "--max-body-bytes"):
+    options = ("--agent", "--storage-dir", "--host", "--port", "--token", "--cors-origin", "--max-body-bytes")
+    for option in (*options, "--agent-cache-size"):
         assert option in out
     assert "strandslike._demo:session_agent" in out
     assert "127.0.0.1" in out
@@ -134,6 +135,7 @@ def test_an_empty_token_variable_is_refused(capsys, tmp_path, monkeypatch):
         (["--token", "two words"], "bearer token"),
         (["--cors-origin", "https://app.example.com/path"], "is not an origin"),
         (["--max-body-bytes", "0"], "max_body_bytes=0"),
+        (["--agent-cache-size", "-1"], "agent_cache_size=-1"),
     ],
 )
 def test_unusable_security_options_are_usage_errors(capsys, tmp_path, args, message):

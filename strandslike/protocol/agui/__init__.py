@@ -7,11 +7,13 @@ next run on the thread resumes it. Serve it with uvicorn, or with ``python -m st
 
 How it maps AG-UI onto strandslike:
 
-- **Threads are sessions.** Each request builds a fresh agent with
+- **Threads are sessions.** A thread's agent is built with
   ``agent_factory(session_manager=FileSessionManager(threadId, storage_dir=...))`` (with ``session_dsn``,
-  ``PostgresSessionManager(threadId, dsn=...)``; with ``session_managers``, your own); the server keeps nothing
-  between requests, so a thread survives restarts and runs on any worker that shares the storage directory or the
-  database. Each
+  ``PostgresSessionManager(threadId, dsn=...)``; with ``session_managers``, your own); the session, not the
+  process, holds the thread, so a thread survives restarts and runs on any worker that shares the storage
+  directory or the database. The agents of the last ``agent_cache_size`` threads (256 by default) are kept between
+  requests and reused only when the request's claim confirms that nobody changed the session since (otherwise the
+  agent is rebuilt from the session); Graph and Swarm threads are rebuilt for every request. Each
   request claims its session through the session manager before it checks or runs anything
   (``begin_invocation``, or ``begin_multi_agent_invocation`` for a Graph or Swarm) and releases it at the end: a
   second run of a busy thread, on this server or another one, gets ``SESSION_CONFLICT`` and changes nothing, so
