@@ -158,18 +158,33 @@ class _InterruptState:
         if not (self.activated or self.interrupts or self.context or self.pending_tool_execution):
             return
         for interrupt_id, interrupt in self.interrupts.items():
-            if interrupt.answered:
-                self.resolved[interrupt_id] = _answer_key(
-                    interrupt.action or "resume", interrupt.response, interrupt.edited_input, interrupt.restart_metadata
-                )
-        while len(self.resolved) > _RESOLVED_LIMIT:
-            del self.resolved[next(iter(self.resolved))]
+            self._remember(interrupt_id, interrupt)
         self.interrupts = {}
         self.context = {}
         self.activated = False
         self.pending_tool_execution = None
         self._validators = {}
         self._version += 1
+
+    def spend(self, interrupt_id: str) -> None:
+        """Forget an answered interrupt whose step completed, keeping its answer on record for idempotent replays.
+
+        For an interrupt point that is passed more than once in one run (a node revisited): the next pass asks
+        again, and a resume that repeats the spent answer once the run is over is still recognised as a replay.
+        """
+        interrupt = self.interrupts.pop(interrupt_id, None)
+        if interrupt is not None:
+            self._remember(interrupt_id, interrupt)
+            self._version += 1
+
+    def _remember(self, interrupt_id: str, interrupt: Interrupt) -> None:
+        if not interrupt.answered:
+            return
+        self.resolved[interrupt_id] = _answer_key(
+            interrupt.action or "resume", interrupt.response, interrupt.edited_input, interrupt.restart_metadata
+        )
+        while len(self.resolved) > _RESOLVED_LIMIT:
+            del self.resolved[next(iter(self.resolved))]
 
     def set_context(self, key: str, value: Any) -> None:
         """Store JSON-serializable ``value`` under ``key`` of the persisted context, until `deactivate`."""

@@ -10,7 +10,7 @@ import copy
 import functools
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import aclosing, nullcontext
 from typing import Any
 
@@ -21,7 +21,6 @@ from .._sync import run_sync
 from ..agent._prompt import is_interrupt_responses
 from ..agent.agent import Agent
 from ..agent.agent_result import AgentResult
-from ..agent.state import AgentState
 from ..hooks.events import (
     AfterMultiAgentInvocationEvent,
     AfterNodeCallEvent,
@@ -30,17 +29,21 @@ from ..hooks.events import (
     MultiAgentInitializedEvent,
 )
 from ..hooks.registry import HookProvider, HookRegistry
-from ..interrupt import Interrupt, InterruptAlreadyAnsweredError, NotInterruptedError
+from ..interrupt import Interrupt, InterruptAlreadyAnsweredError, NotInterruptedError, UnknownInterruptError
 from ..interrupt._state import ParsedAnswer, _InterruptState
 from ..plugins.multiagent_plugin import MultiAgentPlugin
 from ..plugins.multiagent_registry import _MultiAgentPluginRegistry
 from ..telemetry.spans import current_tracer
-from ..types.exceptions import ConcurrencyException
+from ..tools.journal import ToolJournal
+from ..types.exceptions import ConcurrencyException, SessionException
 from ..types.interrupt import InterruptResponseContent, name_uuid
 from ._audit import OrchestratorInterruptState, audit_length, settle_node_answers
+from ._nodes import InitialState, node_journals, restore_executor, snapshot_executor
 from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
 _ROUTES = "node_interrupts"
+
+OnFinished = Callable[[NodeResult], None]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -84,9 +87,21 @@ class Orchestrator(MultiAgentBase):
                 )
 
     def _fire_initialized(self, plugins: Iterable[MultiAgentPlugin] | None = None) -> None:
-        """Attach ``plugins`` (the orchestrator is complete, nodes included), then fire `MultiAgentInitializedEvent`."""
+        """Attach ``plugins`` (the orchestrator is complete, nodes included), then fire `MultiAgentInitializedEvent`.
+
+        Node agents' idempotency keys are scoped to this orchestrator and the node path first, so two nodes never
+        share keys; a session manager then scopes them to its session too (and journals them in its log). A journal
+        a session already journals (a nested orchestrator with a session of its own) keeps its scope.
+        """
+        for path, journal in self.tool_journals().items():
+            if journal.sink is None:
+                journal.scope = f"{self.id}/{path}"
         self._plugin_registry.add_all(plugins)
         run_sync(self.hooks.invoke_callbacks_async, MultiAgentInitializedEvent(self))
+
+    def tool_journals(self) -> dict[str, ToolJournal]:
+        """Return every agent node's tool journal by node path (``"research"``, ``"outer/inner"``), nested ones too."""
+        return node_journals({node_id: self._executor(node_id) for node_id in self._node_ids()})
 
     # -- invocation envelope ------------------------------------------------------------------------------------
 
@@ -112,6 +127,9 @@ class Orchestrator(MultiAgentBase):
         """Validate and apply a resume, then run between the Before/AfterMultiAgentInvocation events."""
         self._enter()
         try:
+            replay = self._replayed_result(task)
+            if replay is not None:
+                return replay  # the same answers already ran to completion: nothing runs twice
             node_answers = self._prepare_resume(task)
             await self._before_invocation(invocation_state)
             try:
@@ -142,6 +160,37 @@ class Orchestrator(MultiAgentBase):
 
     partial_resume: str = "reraise"
 
+    def _replayed_result(self, task: Any) -> MultiAgentResult | None:
+        """Return a result for a resume that repeats answers already applied and completed, without running anything.
+
+        Returns None when the orchestration is interrupted, or ``task`` is not a resume naming resolved interrupts
+        (the resume then goes on to its usual checks: `NotInterruptedError` when nothing waits).
+
+        Raises:
+            UnknownInterruptError: The resume mixes resolved interrupts with ids the orchestration never raised.
+            InterruptAlreadyAnsweredError: The resume names resolved interrupts but changes their answers (another
+                request resolved them first: a second server, a duplicate delivery).
+        """
+        state = self._interrupt_state
+        if state.activated or not is_interrupt_responses(task):
+            return None
+        ids = state.resume_ids(task) or []
+        known = [interrupt_id for interrupt_id in ids if interrupt_id in state.resolved]
+        if not known:
+            return None
+        unknown = [interrupt_id for interrupt_id in ids if interrupt_id not in state.resolved]
+        if unknown:
+            raise UnknownInterruptError(unknown[0])
+        if not state.is_replay(task):
+            raise InterruptAlreadyAnsweredError(known[0], known[0])
+        result = self._build_result()
+        result.replayed = True
+        return result
+
+    def _build_result(self) -> MultiAgentResult:
+        """Return the orchestration's result as its state stands."""
+        raise NotImplementedError
+
     def _prepare_resume(self, task: Any) -> dict[str, list[InterruptResponseContent]] | None:
         """Validate a resume as a whole and apply it; return each node's answers, or None for a fresh run.
 
@@ -151,12 +200,6 @@ class Orchestrator(MultiAgentBase):
         state = self._interrupt_state
         if not state.activated:
             if is_interrupt_responses(task):
-                ids = state.resume_ids(task) or []
-                known = [interrupt_id for interrupt_id in ids if interrupt_id in state.resolved]
-                if known and not state.is_replay(task):
-                    # Another request resolved these interrupts first (a second server, a duplicate delivery):
-                    # this resume changes their answers, which is refused as it is for an agent.
-                    raise InterruptAlreadyAnsweredError(known[0], known[0])
                 raise NotInterruptedError()
             return None
         answers, node_answers = self._validate_resume(task)
@@ -164,21 +207,35 @@ class Orchestrator(MultiAgentBase):
         return node_answers
 
     def _validate_resume(self, task: Any) -> tuple[dict[str, ParsedAnswer], dict[str, list[Any]]]:
-        answers = self._interrupt_state.parse_responses(task, refuse_partial=self.partial_resume == "refuse")
-        routes: dict[str, list[str]] = self._interrupt_state.context.get(_ROUTES, {})
+        """Check a resume against this orchestration and its nodes; return its new answers and each node's answers.
+
+        A node gets its new answers and also the answers the resume repeats: an answer applied by a run that
+        stopped before it finished (its process died) is on record, and its node must be resumed with it again.
+        """
+        state = self._interrupt_state
+        answers = state.parse_responses(task, refuse_partial=self.partial_resume == "refuse")
+        routes: dict[str, list[str]] = state.context.get(_ROUTES, {})
         node_answers: dict[str, list[Any]] = {}
-        for interrupt_id, answer in answers.items():
+        for interrupt_id in state.resume_ids(task) or []:
             route = routes.get(interrupt_id)
-            if route is not None:
-                node_id, inner_id = route
-                body: dict[str, Any] = {"interruptId": inner_id, "response": answer.response, "action": answer.action}
-                if answer.edited_input is not None:
-                    body["input"] = answer.edited_input
-                if answer.action == "restart":
-                    body["metadata"] = answer.metadata
-                node_answers.setdefault(node_id, []).append({"interruptResponse": body})
+            interrupt = state.interrupts.get(interrupt_id)
+            if route is None or interrupt is None:
+                continue
+            answer = answers.get(interrupt_id) or ParsedAnswer(
+                interrupt.action or "resume", interrupt.response, interrupt.edited_input, interrupt.restart_metadata
+            )
+            node_id, inner_id = route
+            body: dict[str, Any] = {"interruptId": inner_id, "response": answer.response, "action": answer.action}
+            if answer.edited_input is not None:
+                body["input"] = answer.edited_input
+            if answer.action == "restart":
+                body["metadata"] = answer.metadata
+            node_answers.setdefault(node_id, []).append({"interruptResponse": body})
         for node_id, blocks in node_answers.items():
             executor = self._executor(node_id)
+            waiting = getattr(executor, "_interrupt_state", None)
+            if waiting is None or not waiting.activated:
+                continue  # the node finished after its answers were applied: it replays, it does not run again
             if isinstance(executor, Agent):
                 executor._interrupt_state.parse_responses(blocks, executor._resume_checks())
             elif isinstance(executor, Orchestrator):
@@ -282,13 +339,22 @@ class Orchestrator(MultiAgentBase):
             adopted.append(outer)
         return adopted
 
+    def _node_ran(self, node_id: str, answers: list[InterruptResponseContent] | None) -> None:
+        """Spend the answers to a node's hooks once the node has run (or failed); a node resumed inside had none.
+
+        Until then they stay on record: a process that dies while the node runs leaves them answered, so the
+        retried resume passes the hooks with the answers already given instead of asking again.
+        """
+        if answers is None:
+            self._spend_hook_answers(node_id)
+
     def _spend_hook_answers(self, node_id: str) -> None:
         """Forget answered `BeforeNodeCallEvent` interrupts of a node that proceeded, so a revisit asks again."""
         prefix = node_interrupt_prefix(node_id)
         state = self._interrupt_state
         spent = [key for key, interrupt in state.interrupts.items() if key.startswith(prefix) and interrupt.answered]
         for key in spent:
-            del state.interrupts[key]
+            state.spend(key)
 
     # -- one node -------------------------------------------------------------------------------------------------
 
@@ -302,17 +368,32 @@ class Orchestrator(MultiAgentBase):
         *,
         answers: list[InterruptResponseContent] | None = None,
         node_timeout: float | None = None,
+        on_finished: OnFinished | None = None,
     ) -> NodeResult:
         """Run one node, inside its ``execute_node`` span when tracing is on (see `_run_node_untraced`)."""
         tracer = current_tracer()
         if tracer is None:
             return await self._run_node_untraced(
-                node_id, executor, node_input, invocation_state, emit, answers=answers, node_timeout=node_timeout
+                node_id,
+                executor,
+                node_input,
+                invocation_state,
+                emit,
+                answers=answers,
+                node_timeout=node_timeout,
+                on_finished=on_finished,
             )
         scope = tracer.start_node(node_id, "agent" if isinstance(executor, Agent) else "multiagent")
         try:
             result = await self._run_node_untraced(
-                node_id, executor, node_input, invocation_state, emit, answers=answers, node_timeout=node_timeout
+                node_id,
+                executor,
+                node_input,
+                invocation_state,
+                emit,
+                answers=answers,
+                node_timeout=node_timeout,
+                on_finished=on_finished,
             )
         except BaseException as exc:
             tracer.end_node(scope, None, exc)
@@ -330,12 +411,17 @@ class Orchestrator(MultiAgentBase):
         *,
         answers: list[InterruptResponseContent] | None = None,
         node_timeout: float | None = None,
+        on_finished: OnFinished | None = None,
     ) -> NodeResult:
         """Run one node through `BeforeNodeCallEvent`, the node itself, and `AfterNodeCallEvent`.
 
         ``answers`` resumes a node that was interrupted from inside; its hooks already passed and do not run again.
-        A node's exception, a timeout and `cancel_node` all give a FAILED result; they never raise.
+        A node's exception, a timeout and `cancel_node` all give a FAILED result; they never raise (a
+        `SessionException` does: the orchestration can no longer be persisted). ``on_finished`` records a node
+        that finished (completed or failed) in the orchestration's state before `AfterNodeCallEvent`, where a
+        session manager persists that state, as Strands does; an interrupted node's result is returned only.
         """
+        finish = functools.partial(self._finish, on_finished=on_finished)
         node_type = "agent" if isinstance(executor, Agent) else "multiagent"
         if emit is not None:
             emit({"type": "multiagent_node_start", "node_id": node_id, "node_type": node_type})
@@ -345,31 +431,39 @@ class Orchestrator(MultiAgentBase):
             _, raised = await self.hooks.invoke_callbacks_async(before)
             if raised:
                 return self._interrupted(node_id, raised, started, emit)
-            if self._interrupt_state.interrupts:  # answers to this node's hooks are now spent
+            if self._interrupt_state.interrupts:  # answers to this node's hooks are spent once the node has run
                 step = f"node cancelled: {before.cancel_node}" if before.cancel_node else "node ran"
                 self._interrupt_state.settle(node_interrupt_prefix(node_id), step)
-                self._spend_hook_answers(node_id)
             if before.cancel_node:
+                self._spend_hook_answers(node_id)
                 message = before.cancel_node if isinstance(before.cancel_node, str) else "node cancelled by user"
                 if emit is not None:
                     emit({"type": "multiagent_node_cancel", "node_id": node_id, "message": message})
                 failed = NodeResult(RuntimeError(message), _ms(started), Status.FAILED, execution_count=1)
-                return await self._finish(node_id, failed, invocation_state, emit)
+                return await finish(node_id, failed, invocation_state, emit)
 
         prompt = answers if answers is not None else node_input
         mark = audit_length(executor)
         try:
             with anyio.fail_after(node_timeout) if node_timeout else nullcontext():
                 outcome = await self._invoke_executor(node_id, executor, prompt, invocation_state, emit)
+        except SessionException:
+            # The orchestration can no longer be persisted (a tool's intent could not be written, the session was
+            # taken over): nothing more may run, so this stops the orchestration instead of failing one node.
+            self._settle_node(node_id, executor, answers, mark, None)
+            raise
         except TimeoutError:
             error = TimeoutError(f"Node '{node_id}' execution timed out after {node_timeout}s")
+            self._node_ran(node_id, answers)
             self._settle_node(node_id, executor, answers, mark, f"node failed: {error}")
             result = NodeResult(error, _ms(started), Status.FAILED, execution_count=1)
-            return await self._finish(node_id, result, invocation_state, emit)
+            return await finish(node_id, result, invocation_state, emit)
         except Exception as exc:
+            self._node_ran(node_id, answers)
             self._settle_node(node_id, executor, answers, mark, f"node failed: {type(exc).__name__}: {exc}")
             result = NodeResult(exc, _ms(started), Status.FAILED, execution_count=1)
-            return await self._finish(node_id, result, invocation_state, emit)
+            return await finish(node_id, result, invocation_state, emit)
+        self._node_ran(node_id, answers)
 
         if isinstance(outcome, AgentResult):
             usage = outcome.metrics.accumulated_usage
@@ -382,7 +476,8 @@ class Orchestrator(MultiAgentBase):
             inner = list(outcome.interrupts) if outcome.status == Status.INTERRUPTED else []
             status = outcome.status if outcome.status in (Status.COMPLETED, Status.FAILED) else Status.COMPLETED
         fallback = "node interrupted again" if inner else f"node {status.value}"
-        self._settle_node(node_id, executor, answers, mark, fallback)
+        # A node that only replayed answers it had already applied ran nothing: its outcome is on record already.
+        self._settle_node(node_id, executor, answers, mark, None if outcome.replayed else fallback)
         if inner:
             adopted = self._adopt(node_id, inner)
             result = NodeResult(
@@ -393,15 +488,21 @@ class Orchestrator(MultiAgentBase):
                 emit({"type": "multiagent_node_stop", "node_id": node_id, "node_result": result})
             return result
         result = NodeResult(outcome, _ms(started), status, copy.copy(usage), copy.copy(metrics), count)
-        return await self._finish(node_id, result, invocation_state, emit)
+        return await finish(node_id, result, invocation_state, emit)
 
     def _settle_node(
-        self, node_id: str, executor: Any, answers: list[InterruptResponseContent] | None, mark: int, fallback: str
+        self,
+        node_id: str,
+        executor: Any,
+        answers: list[InterruptResponseContent] | None,
+        mark: int,
+        fallback: str | None,
     ) -> None:
-        """Audit what ran in a node resumed with ``answers`` (nothing to record for a node that was not resumed)."""
-        if answers is None:
-            return
-        answered = [block["interruptResponse"]["interruptId"] for block in answers]
+        """Audit what ran in a node: after the answers it was resumed with, and any tool an earlier process left.
+
+        ``fallback`` is the outcome of an answered interrupt the node recorded nothing for (None: record none).
+        """
+        answered = [block["interruptResponse"]["interruptId"] for block in answers or ()]
         routes = self._interrupt_state.context.get(_ROUTES, {})
         settle_node_answers(self._interrupt_state, routes, node_id, executor, answered, mark, fallback)
 
@@ -414,8 +515,15 @@ class Orchestrator(MultiAgentBase):
         return result
 
     async def _finish(
-        self, node_id: str, result: NodeResult, invocation_state: dict[str, Any], emit: Emit | None
+        self,
+        node_id: str,
+        result: NodeResult,
+        invocation_state: dict[str, Any],
+        emit: Emit | None,
+        on_finished: OnFinished | None = None,
     ) -> NodeResult:
+        if on_finished is not None:
+            on_finished(result)
         if emit is not None:
             emit({"type": "multiagent_node_stop", "node_id": node_id, "node_result": result})
         await self.hooks.invoke_callbacks_async(AfterNodeCallEvent(self, node_id, invocation_state))
@@ -500,48 +608,12 @@ def accumulate(total_usage: Any, total_metrics: Any, result: NodeResult) -> None
     total_metrics["latencyMs"] = total_metrics.get("latencyMs", 0) + result.accumulated_metrics.get("latencyMs", 0)
 
 
-def snapshot_executor(executor: Any) -> dict[str, Any]:
-    """Capture what a node needs to resume in another process: an agent's conversation and states."""
-    if isinstance(executor, Agent):
-        manager = executor.conversation_manager
-        return {
-            "type": "agent",
-            "messages": copy.deepcopy(executor.messages),
-            "state": executor.state.get(),
-            "interrupt_state": executor._interrupt_state.to_dict(),
-            "model_state": copy.deepcopy(executor._model_state),
-            "conversation_manager_state": manager.get_state() if manager is not None else None,
-        }
-    if isinstance(executor, MultiAgentBase):
-        return {"type": "multiagent", "state": executor.serialize_state()}
-    return {"type": "unknown"}
-
-
-def restore_executor(executor: Any, data: dict[str, Any]) -> None:
-    """Restore a node captured by `snapshot_executor`."""
-    if data.get("type") == "agent" and isinstance(executor, Agent):
-        executor.messages = copy.deepcopy(data.get("messages", []))
-        executor.state = AgentState(data.get("state") or {})
-        executor._interrupt_state.load_dict(data.get("interrupt_state") or {})
-        executor._model_state = dict(data.get("model_state") or {})
-        manager_state = data.get("conversation_manager_state")
-        if manager_state and executor.conversation_manager is not None:
-            executor.conversation_manager.restore_from_session(manager_state)
-    elif data.get("type") == "multiagent" and isinstance(executor, MultiAgentBase):
-        executor.deserialize_state(data["state"])
-
-
-class InitialState:
-    """An agent's conversation and state as built, for resetting it before a fresh node run."""
-
-    def __init__(self, executor: Any) -> None:
-        self.data = snapshot_executor(executor) if isinstance(executor, Agent) else None
-
-    def reset(self, executor: Any) -> None:
-        """Put the agent back as it was built (interrupt state cleared)."""
-        if self.data is not None and isinstance(executor, Agent):
-            restore_executor(executor, self.data)
-            executor._interrupt_state.deactivate()
-
-
-__all__ = ["Orchestrator", "accumulate", "restore_executor", "snapshot_executor", "zero_metrics", "zero_usage"]
+__all__ = [
+    "InitialState",
+    "Orchestrator",
+    "accumulate",
+    "restore_executor",
+    "snapshot_executor",
+    "zero_metrics",
+    "zero_usage",
+]

@@ -13,6 +13,7 @@ from .._sync import run_sync
 from ..agent.agent_result import AgentResult
 from ..hooks.registry import HookOrder, HookRegistry
 from ..interrupt import Interrupt
+from ..tools.journal import ToolJournal
 from ..types.streaming import Metrics, Usage
 
 Emit = Callable[[dict[str, Any]], None]
@@ -139,6 +140,9 @@ class MultiAgentResult:
         execution_count: Node executions.
         execution_time: Milliseconds the orchestration ran.
         interrupts: Interrupts waiting for an answer, with ids unique across the whole orchestration.
+        replayed: True when the invocation repeated interrupt answers that were already applied and ran to
+            completion: nothing ran (no node, no tool, no model call, no hook) and the result is the
+            orchestration's as it stands, as `AgentResult.replayed` is for an agent.
     """
 
     status: Status = Status.PENDING
@@ -148,6 +152,7 @@ class MultiAgentResult:
     execution_count: int = 0
     execution_time: int = 0
     interrupts: list[Interrupt] = field(default_factory=list)
+    replayed: bool = field(default=False, kw_only=True)
 
     def __str__(self) -> str:
         if self.interrupts:
@@ -161,7 +166,7 @@ class MultiAgentResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serializable dict."""
-        return {
+        data: dict[str, Any] = {
             "type": "multiagent_result",
             "status": self.status.value,
             "results": {node_id: result.to_dict() for node_id, result in self.results.items()},
@@ -171,6 +176,9 @@ class MultiAgentResult:
             "execution_time": self.execution_time,
             "interrupts": [interrupt.to_dict() for interrupt in self.interrupts],
         }
+        if self.replayed:
+            data["replayed"] = True
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "MultiAgentResult":
@@ -189,6 +197,7 @@ class MultiAgentResult:
             execution_count=int(data.get("execution_count", 0)),
             execution_time=int(data.get("execution_time", 0)),
             interrupts=[_interrupt_from_dict(raw) for raw in data.get("interrupts", [])],
+            replayed=bool(data.get("replayed", False)),
         )
 
 
@@ -263,6 +272,17 @@ class MultiAgentBase(ABC):
     def serialize_state(self) -> dict[str, Any]:
         """Return a JSON-serializable snapshot of the orchestration state."""
         raise NotImplementedError
+
+    def tool_journals(self) -> dict[str, ToolJournal]:
+        """Return the tool journals of the agents this orchestration runs, by node path.
+
+        A node path is the node's id (``"research"``), or the ids from this orchestrator down to the agent for a
+        nested orchestrator (``"outer/inner"``; a ``/`` or ``%`` inside an id is written ``%2F`` or ``%25``).
+        A session manager that persists the orchestration journals every node agent's tool bodies in the
+        orchestrator's own log through these (see `strandslike.tools.journal`). The base class runs no agents of
+        its own and returns an empty dict; Graph and Swarm return every agent node's, nested ones included.
+        """
+        return {}
 
     def deserialize_state(self, payload: dict[str, Any]) -> None:
         """Restore the orchestration state from `serialize_state` output."""

@@ -12,6 +12,7 @@ every node result is present, interrupted ones included (with status INTERRUPTED
 """
 
 import copy
+import functools
 import inspect
 import logging
 import time
@@ -30,6 +31,7 @@ from ..plugins.registry import as_list, check_plugin
 from ..types.content import ContentBlock
 from ..types.interrupt import InterruptResponseContent
 from ..types.streaming import Metrics, Usage
+from ._nodes import in_flight
 from ._orchestrator import InitialState, Orchestrator, accumulate
 from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
@@ -393,8 +395,12 @@ class Graph(Orchestrator):
             ready = list(self.entry_points)
             carried: list[GraphNode] = []
         else:
+            # The batch the run stopped in: its nodes still to finish (interrupted ones, and any a dead process was
+            # running), and those that completed in it. A run that stopped between batches goes on with the next.
             ready = [self.nodes[node_id] for node_id in self._resume_nodes]
             carried = [self.nodes[node_id] for node_id in self._resume_completed]
+            if not ready and carried:
+                ready, carried = self._next_ready(carried, invocation_state), []
             state.start_time = time.time()
         state.status = Status.EXECUTING
         started = time.perf_counter()
@@ -408,6 +414,10 @@ class Graph(Orchestrator):
                     logger.warning("graph_id=<%s> | %s", self.id, reason)
                     state.status = Status.FAILED
                     break
+                # Where the run stands, persisted with the graph's state (after each node and with each node tool's
+                # intent): the batch, less its nodes as they finish, and what completed in it.
+                self._resume_nodes = [node.node_id for node in ready]
+                self._resume_completed = [node.node_id for node in carried]
                 completed, interrupted = await self._run_batch(ready, invocation_state, emit, node_answers or {})
                 node_answers = {}
                 if interrupted:
@@ -416,6 +426,7 @@ class Graph(Orchestrator):
                     break
                 ready = self._next_ready(carried + completed, invocation_state)
                 carried = []
+                self._resume_nodes, self._resume_completed = [], [node.node_id for node in completed]
         if scope.cancelled_caught:
             logger.warning("graph_id=<%s> | execution timed out after %ss", self.id, self.execution_timeout)
             for node in self.nodes.values():
@@ -452,7 +463,8 @@ class Graph(Orchestrator):
                     interrupted.append(node)  # nothing answered for it: leave it waiting, do not run it again
                     return
             if node in self.state.completed_nodes and self.reset_on_revisit and answers is None:
-                node.reset_executor_state()
+                if not in_flight(node.executor):  # a node whose tool was cut short by a crash is continued
+                    node.reset_executor_state()
             node.execution_status = Status.EXECUTING
             result = await self._run_node(
                 node.node_id,
@@ -462,11 +474,12 @@ class Graph(Orchestrator):
                 emit,
                 answers=answers,
                 node_timeout=self.node_timeout,
+                on_finished=functools.partial(self._finished, node),
             )
-            self._record(node, result)
             if result.status == Status.COMPLETED:
                 completed.append(node)
             elif result.status == Status.INTERRUPTED:
+                self._record(node, result)
                 interrupted.append(node)
 
         try:
@@ -486,6 +499,14 @@ class Graph(Orchestrator):
             completed.sort(key=lambda node: order[node.node_id])
             interrupted.sort(key=lambda node: order[node.node_id])
         return completed, interrupted
+
+    def _finished(self, node: GraphNode, result: NodeResult) -> None:
+        """Record a node that completed or failed, before `AfterNodeCallEvent` persists the graph's state."""
+        self._record(node, result)
+        if node.node_id in self._resume_nodes:
+            self._resume_nodes.remove(node.node_id)
+        if result.status == Status.COMPLETED and node.node_id not in self._resume_completed:
+            self._resume_completed.append(node.node_id)
 
     def _record(self, node: GraphNode, result: NodeResult) -> None:
         state = self.state

@@ -24,6 +24,7 @@ from ..tools.decorator import tool
 from ..types.content import ContentBlock
 from ..types.interrupt import InterruptResponseContent
 from ..types.streaming import Metrics, Usage
+from ._nodes import in_flight
 from ._orchestrator import InitialState, Orchestrator, accumulate
 from .base import Emit, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
@@ -249,10 +250,14 @@ class Swarm(Orchestrator):
             self.state = SwarmState(current_node=self._initial_node(), task=task)
         state = self.state
         state.start_time = time.time()
-        state.completion_status = Status.EXECUTING
+        # A resumed run whose last node had finished it (its process died before the run's end was written) has
+        # nothing left to run: it only ends.
+        finished = resuming and state.completion_status in (Status.COMPLETED, Status.FAILED)
+        if not finished:
+            state.completion_status = Status.EXECUTING
         started = time.perf_counter()
         with anyio.move_on_after(self.execution_timeout) as scope:
-            while state.current_node is not None:
+            while state.current_node is not None and not finished:
                 node = state.current_node
                 allowed, reason = state.should_continue(
                     max_handoffs=self.max_handoffs,
@@ -276,8 +281,12 @@ class Swarm(Orchestrator):
                 if waiting_inside and answers is None:
                     state.completion_status = Status.INTERRUPTED  # nothing answered for this node yet
                     break
-                if not self.preserve_node_history and not waiting_inside:
-                    node.reset_executor_state()  # every execution starts from the agent as built (Strands)
+                if not waiting_inside:
+                    answers = None  # answered, then finished before the run stopped (a crash): it replays nothing
+                if not self.preserve_node_history and not waiting_inside and not in_flight(node.executor):
+                    # Every execution starts from the agent as built (Strands); one cut short by a crash while a
+                    # tool ran is continued instead, so its model learns that the tool's outcome is unknown.
+                    node.reset_executor_state()
                 resuming = False
                 result = await self._run_node(
                     node.node_id,
@@ -287,32 +296,24 @@ class Swarm(Orchestrator):
                     emit,
                     answers=answers,
                     node_timeout=self.node_timeout,
+                    on_finished=functools.partial(self._finished, node),
                 )
                 node_answers = None
-                state.results[node.node_id] = result
                 if result.status == Status.INTERRUPTED:
+                    state.results[node.node_id] = result
                     state.completion_status = Status.INTERRUPTED
                     break
-                state.node_history.append(node)
-                accumulate(state.accumulated_usage, state.accumulated_metrics, result)
-                if result.status == Status.FAILED:
-                    state.completion_status = Status.FAILED
-                    break
-                target = state.handoff_node
-                if target is None:
-                    state.completion_status = Status.COMPLETED
+                if state.completion_status != Status.EXECUTING:
                     break
                 if emit is not None:
                     emit(
                         {
                             "type": "multiagent_handoff",
                             "from_node_ids": [node.node_id],
-                            "to_node_ids": [target.node_id],
+                            "to_node_ids": [state.current_node.node_id if state.current_node else ""],
                             "message": state.handoff_message,
                         }
                     )
-                state.current_node = target
-                state.handoff_node = None
         if scope.cancelled_caught:
             logger.warning("swarm_id=<%s> | execution timed out after %ss", self.id, self.execution_timeout)
             state.completion_status = Status.FAILED
@@ -322,6 +323,26 @@ class Swarm(Orchestrator):
         else:
             self._interrupt_state.deactivate()
         return self._build_result()
+
+    def _finished(self, node: SwarmNode, result: NodeResult) -> None:
+        """Commit a node's turn (completed or failed), handoff included, before `AfterNodeCallEvent` persists it.
+
+        The state written then says where the run goes on, so a process that dies after it never runs the node
+        again: the next node is current, or the run is completed or failed.
+        """
+        state = self.state
+        state.results[node.node_id] = result
+        state.node_history.append(node)
+        accumulate(state.accumulated_usage, state.accumulated_metrics, result)
+        if result.status == Status.FAILED:
+            state.completion_status = Status.FAILED
+            return
+        target = state.handoff_node
+        if target is None:
+            state.completion_status = Status.COMPLETED
+            return
+        state.current_node = target
+        state.handoff_node = None
 
     def _node_input(self, target: SwarmNode) -> Any:
         context: list[ContentBlock] = [{"text": f"Context:\n{self._context_text(target)}"}]

@@ -30,15 +30,14 @@ from ..tools.journal import ToolAttempt
 from ..types.exceptions import SessionConflictError, SessionException
 from ..types.session import SessionAgent, SessionMessage
 from ._ids import validate_id
+from ._multi_agent_persistence import MultiAgentLogs
 from ._records import (
     header,
     intent_record,
     message_record,
-    multi_agent_record,
     outcome_record,
     redaction_record,
     replay_agent,
-    replay_multi_agent,
     snapshot_records,
 )
 from ._restore import restore_agent, unanswered_tool_uses
@@ -68,6 +67,7 @@ class _AgentLog:
         self.pending: list[dict[str, Any]] = []
         self.pending_size = 0
         self.pending_durable = False
+        self.state_pending = False  # an orchestrator's state record waits in the buffer
         self.buffered = 0  # records buffered so far
         self.durable = 0  # of those, how many are durable
         self.buffer_lock = threading.Lock()  # short: guards the buffer
@@ -105,9 +105,10 @@ class LogPersistence:
         self.session_id = manager.session_id
         self._fingerprint = fingerprint
         self.agents: dict[str, _AgentLog] = {}
-        self.multi_agents: dict[str, _AgentLog] = {}
+        self.orchestrators = MultiAgentLogs(self)
 
-    def _where(self, ref: LogRef) -> str:
+    def where(self, ref: LogRef) -> str:
+        """Return where a log is stored, for errors."""
         describe = getattr(self.repository, "describe_log", None)
         return describe(ref) if callable(describe) else f"session {ref.session_id!r}, {ref.kind} {ref.owner_id!r}"
 
@@ -125,7 +126,7 @@ class LogPersistence:
             raise SessionException("The `agent_id` of an agent must be unique in a session.")
         ref = LogRef(self.session_id, "agent", agent_id)
         stored = None if is_new_session else self.repository.read_log(ref)
-        replayed = None if stored is None else replay_agent(stored, self._where(ref))
+        replayed = None if stored is None else replay_agent(stored, self.where(ref))
         log = _AgentLog(ref, None if stored is None else stored.version, bool(stored and stored.records))
         journal = agent.tool_journal
         journal.scope = f"{self.session_id}/{agent_id}"
@@ -145,7 +146,7 @@ class LogPersistence:
                 logger.warning("session_id=<%s>, agent_id=<%s> | %s", self.session_id, agent_id, repair)
             if replayed.attempts:
                 journal.restore(replayed.open_attempts(unanswered_tool_uses(replayed.messages)))
-            restore_agent(agent, replayed.agent, replayed.messages, self._where(ref), journal.restored)
+            restore_agent(agent, replayed.agent, replayed.messages, self.where(ref), journal.restored)
             log.audit_written = len(replayed.audit)
             log.latest = replayed.messages[-1] if replayed.messages else None
             log.synced = copy.deepcopy(self._fingerprint(agent))
@@ -163,12 +164,18 @@ class LogPersistence:
 
     # -- writing ------------------------------------------------------------------------------------------------------
 
-    def buffer(self, log: _AgentLog, records: list[dict[str, Any]], size: int, *, durable: bool = False) -> int:
-        """Add records to the log's buffer; return how many records were buffered so far (a sequence number)."""
+    def buffer(
+        self, log: _AgentLog, records: list[dict[str, Any]], size: int, *, durable: bool = False, state: bool = False
+    ) -> int:
+        """Add records to the log's buffer; return how many records were buffered so far (a sequence number).
+
+        ``state`` says the records hold an orchestrator's state (`_AgentLog.state_pending` until written).
+        """
         with log.buffer_lock:
             log.pending.extend(records)
             log.pending_size += size
             log.pending_durable = log.pending_durable or durable
+            log.state_pending = log.state_pending or state
             log.buffered += len(records)
             return log.buffered
 
@@ -197,7 +204,7 @@ class LogPersistence:
             with log.buffer_lock:
                 records, log.pending, log.pending_size = log.pending, [], 0
                 durable = durable or log.pending_durable
-                log.pending_durable = False
+                log.pending_durable = log.state_pending = False
                 upto = log.buffered
             if records:
                 self._append(log, records, durable)
@@ -334,65 +341,39 @@ class LogPersistence:
             return True
         return agent._interrupt_state.activated and (bool(log.pending) or self._fingerprint(agent) != log.synced)
 
-    # -- orchestrators ------------------------------------------------------------------------------------------------
+    # -- orchestrators (see `strandslike.session._multi_agent_persistence`) -------------------------------------------
 
     def initialize_multi_agent(self, source: Any, is_new_session: bool) -> None:
-        """Restore an orchestrator from one read of its log, or start the log with its state."""
-        ref = LogRef(self.session_id, "multi_agent", validate_id(source.id, "multi_agent"))
-        stored = None if is_new_session else self.repository.read_log(ref)
-        state = None if stored is None else replay_multi_agent(stored, self._where(ref))
-        log = _AgentLog(ref, None if stored is None else stored.version, bool(stored and stored.records))
-        self.multi_agents[ref.owner_id] = log
-        if state is None:
-            self._append_multi_agent(log, source)
-        else:
-            source.deserialize_state(state)
-
-    def _multi_agent_log(self, source: Any) -> _AgentLog:
-        log = self.multi_agents.get(source.id)
-        if log is None:  # an orchestrator this manager did not restore: act on the log as it is now
-            ref = LogRef(self.session_id, "multi_agent", validate_id(source.id, "multi_agent"))
-            stored = self.repository.read_log(ref)
-            log = _AgentLog(ref, None if stored is None else stored.version, bool(stored and stored.records))
-            self.multi_agents[source.id] = log
-        return log
+        """Restore an orchestrator (and its node agents' tool attempts) from one read of its log, or start the log."""
+        self.orchestrators.initialize(source, is_new_session)
 
     def sync_multi_agent(self, source: Any) -> None:
         """Append an orchestrator's state (durably): under its claim if held, else under a short claim."""
-        self._append_multi_agent(self._multi_agent_log(source), source)
+        self.orchestrators.sync(source)
+
+    async def sync_multi_agent_async(self, source: Any) -> None:
+        """`sync_multi_agent` from the event loop (the state is captured there, written in a worker thread)."""
+        await self.orchestrators.sync_async(source)
 
     def begin_multi_agent(self, source: Any) -> None:
-        """Claim an orchestrator's log at the version this process last read or wrote (nested calls count up).
+        """Claim an orchestrator's log for an invocation (nested calls count up).
 
         Raises:
             SessionConflictError: Another process holds the claim or changed the orchestration since.
         """
-        log = self._multi_agent_log(source)
-        if log.failed is not None:
-            raise _failed(log)
-        if log.depth == 0:
-            log.claim = self.repository.claim_log(log.ref, log.version)
-        log.depth += 1
+        self.orchestrators.begin(source)
 
     def end_multi_agent(self, source: Any) -> None:
         """Release the outermost claim of an orchestrator's log (its state was appended as it ran)."""
-        log = self.multi_agents.get(source.id)
-        if log is None or log.depth == 0:
-            return
-        log.depth -= 1
-        if log.depth == 0 and log.claim is not None:
-            claim, log.claim = log.claim, None
-            self.repository.release_log(claim)
+        self.orchestrators.end(source)
 
-    def _append_multi_agent(self, log: _AgentLog, source: Any) -> None:
-        with log.write_lock:
-            if log.failed is not None:
-                raise _failed(log)
-            self._append(log, [multi_agent_record(source.serialize_state(), log.ref.owner_id)], True)
+    def failed(self, log: _AgentLog) -> SessionException:
+        """Return the error that refuses every write of a log after one failed."""
+        return _failed(log)
 
     def close(self) -> None:
         """Release the claims this manager still holds."""
-        for log in [*self.agents.values(), *self.multi_agents.values()]:
+        for log in [*self.agents.values(), *self.orchestrators.logs.values()]:
             if log.claim is not None:
                 claim, log.claim, log.depth = log.claim, None, 0
                 self.repository.release_log(claim)

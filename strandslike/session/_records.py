@@ -11,6 +11,9 @@ Every store keeps records opaque; this module is the only place that knows what 
 - ``ti`` tool intent, durable before the tool body starts: ``u`` (tool-use id), ``n`` (tool name), ``key``, ``t``
 - ``to`` tool outcome: ``u``, ``o`` (``done`` or ``interrupted``), ``r`` (the `ToolResult`, when done), ``t``
 - ``ms`` orchestrator state (multi-agent logs; the latest wins): ``t``, ``s`` (``serialize_state()``)
+
+In an orchestrator's log, ``ti`` and ``to`` records are its node agents' and carry ``p``, the node path
+(``"research"``, ``"outer/inner"``); `strandslike.session._multi_agent_log` replays those logs.
 """
 
 import base64
@@ -136,17 +139,22 @@ def snapshot_records(session_agent: SessionAgent, audit_written: int) -> tuple[l
     return records, max(audit_written, len(audit)), size + 60 * len(records)
 
 
-def intent_record(attempt: ToolAttempt) -> dict[str, Any]:
-    """Return the record that a tool body is about to start."""
-    return {"k": "ti", "u": attempt.tool_use_id, "n": attempt.name, "key": attempt.idempotency_key, "t": now()}
+def intent_record(attempt: ToolAttempt, path: str | None = None) -> dict[str, Any]:
+    """Return the record that a tool body is about to start (of the node agent at ``path`` in an orchestrator's log)."""
+    record = {"k": "ti", "u": attempt.tool_use_id, "n": attempt.name, "key": attempt.idempotency_key, "t": now()}
+    if path is not None:
+        record["p"] = path
+    return record
 
 
-def outcome_record(attempt: ToolAttempt) -> dict[str, Any]:
-    """Return the record of how a tool body ended.
+def outcome_record(attempt: ToolAttempt, path: str | None = None) -> dict[str, Any]:
+    """Return the record of how a tool body ended (of the node agent at ``path``, in an orchestrator's log).
 
     A result that cannot be stored is recorded as an error result saying so, so that the log stays writable.
     """
     record: dict[str, Any] = {"k": "to", "u": attempt.tool_use_id, "o": attempt.outcome, "t": now()}
+    if path is not None:
+        record["p"] = path
     if attempt.outcome == "done" and attempt.result is not None:
         try:
             record["r"] = storable(attempt.result, f"The result of tool use {attempt.tool_use_id!r}")[0]
@@ -159,9 +167,14 @@ def outcome_record(attempt: ToolAttempt) -> dict[str, Any]:
     return record
 
 
-def multi_agent_record(state: Any, multi_agent_id: str) -> dict[str, Any]:
-    """Return the record of an orchestrator's state."""
-    return {"k": "ms", "t": now(), "s": storable(state, f"The state of orchestrator {multi_agent_id!r}")[0]}
+def multi_agent_record(state: Any, multi_agent_id: str) -> tuple[dict[str, Any], int]:
+    """Return the record of an orchestrator's state, and about how many bytes it takes.
+
+    The record is a copy, detached from the live objects ``state`` may share (conversations, interrupt states),
+    so it can be written from another thread while the orchestration goes on.
+    """
+    value, size = storable(state, f"The state of orchestrator {multi_agent_id!r}")
+    return {"k": "ms", "t": now(), "s": json.loads(_PROBE.encode(value))}, size + 60
 
 
 # -- replaying ----------------------------------------------------------------------------------------------------
@@ -367,29 +380,3 @@ def _drop_completed_interrupt(agent: SessionAgent) -> None:
             "activated": False,
             "pending_tool_execution": None,
         }
-
-
-def replay_multi_agent(stored: StoredLog, where: str) -> dict[str, Any] | None:
-    """Return an orchestrator's latest state from its log, or None if none was written yet.
-
-    Raises:
-        SessionCorruptError: The log is not an orchestrator log, or a record is not valid.
-    """
-    records = stored.records
-    if not records:
-        return None
-    head = records[0]
-    if head.get("k") != "h" or head.get("format") != MULTI_AGENT_LOG_FORMAT:
-        raise SessionCorruptError(
-            stored.location or where,
-            f"is not a strandslike orchestrator log (its first {stored.unit} is not a {MULTI_AGENT_LOG_FORMAT} header)",
-        )
-    state: dict[str, Any] | None = None
-    for number, record in enumerate(records[1:], start=2):
-        kind = record.get("k")
-        if kind != "ms":
-            raise _problem(stored, where, number, f"unknown record kind {kind!r}")
-        if type(record.get("s")) is not dict:
-            raise _problem(stored, where, number, "an orchestrator state must be a JSON object")
-        state = record["s"]
-    return state

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from ..types.exceptions import SessionException
 from ..types.session import SessionAgent, SessionMessage
 from ._ids import validate_id
+from ._multi_agent_log import replay_multi_agent
 from ._records import (
     StoredAgent,
     header,
@@ -26,7 +27,6 @@ from ._records import (
     multi_agent_record,
     redaction_record,
     replay_agent,
-    replay_multi_agent,
     snapshot_records,
 )
 from .session_repository import LogRef, SessionRepository, StoredLog
@@ -229,7 +229,9 @@ class LogSessionRepository(SessionRepository):
     def _write_multi_agent(self, session_id: str, multi_agent: Any, missing: str | None) -> None:
         ref = self.multi_agent_ref(session_id, multi_agent.id)
         state = multi_agent.serialize_state()
-        self._short_write(ref, lambda seen: [multi_agent_record(state, ref.owner_id)], durable=True, missing=missing)
+        self._short_write(
+            ref, lambda seen: [multi_agent_record(state, ref.owner_id)[0]], durable=True, missing=missing
+        )
 
     def delete_session(self, session_id: str, **kwargs: Any) -> None:
         """Delete a session and everything in it.

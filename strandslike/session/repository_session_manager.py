@@ -105,7 +105,12 @@ class RepositorySessionManager(SessionManager):
         self._persistence.sync_agent(agent)
 
     def initialize_multi_agent(self, source: Any, **kwargs: Any) -> None:
-        """Restore an orchestrator (and its node agents) from the session, or store it if it is new."""
+        """Restore an orchestrator (and its node agents) from the session, or store it if it is new.
+
+        With a repository that supports claims, the node agents' tool bodies are journaled in the orchestrator's
+        log (intent durable before each body starts), and each node agent's tool journal gets the attempts an
+        earlier process left unfinished, so a node tool whose process died is never run again silently.
+        """
         self._persistence.initialize_multi_agent(source, self._is_new_session)
         self._is_new_session = False
 
@@ -188,8 +193,14 @@ class RepositorySessionManager(SessionManager):
         await self._io(self.begin_multi_agent_invocation, event.source)
 
     async def _on_multi_agent_changed(self, event: Any) -> None:
+        persistence = self._persistence
         try:
-            await anyio.to_thread.run_sync(self.sync_multi_agent, event.source)  # a durable write
+            if isinstance(persistence, LogPersistence) and type(self).sync_multi_agent is _SYNC_MULTI_AGENT:
+                # The state is captured here, on the event loop, while the orchestration's other nodes wait; only
+                # the durable write runs in a worker thread.
+                await persistence.sync_multi_agent_async(event.source)
+            else:
+                await anyio.to_thread.run_sync(self.sync_multi_agent, event.source)  # a durable write
         finally:
             if isinstance(event, AfterMultiAgentInvocationEvent):
                 self.end_multi_agent_invocation(event.source)
@@ -238,3 +249,6 @@ class RepositorySessionManager(SessionManager):
             manager.get_state() if manager is not None else None,
             agent._model_state,
         )
+
+
+_SYNC_MULTI_AGENT = RepositorySessionManager.sync_multi_agent

@@ -136,7 +136,7 @@ async def test_error_types_keep_their_builtin_bases() -> None:
 
 @pytest.mark.parametrize("kind", sorted(BUILDERS))
 async def test_interrupt_responses_to_an_orchestration_that_is_not_interrupted(kind: str) -> None:
-    orchestrator, _ = BUILDERS[kind]()
+    orchestrator, models = BUILDERS[kind]()
     response = [{"interruptResponse": {"interruptId": "v1:node:x", "response": "y"}}]
 
     with pytest.raises(NotInterruptedError):
@@ -146,8 +146,15 @@ async def test_interrupt_responses_to_an_orchestration_that_is_not_interrupted(k
     assert paused.status == Status.INTERRUPTED
     done = await orchestrator.invoke_async(answers(paused.interrupts, "y"))
     assert done.status == Status.COMPLETED
-    with pytest.raises(NotInterruptedError):  # and again once finished
-        await orchestrator.invoke_async(answers(paused.interrupts, "y"))
+    calls = [model.calls for model in models]
+    # Once finished, the same answers again are a replay (nothing runs); other answers to them are refused.
+    replay = await orchestrator.invoke_async(answers(paused.interrupts, "y"))
+    assert (replay.replayed, replay.status, replay.interrupts) == (True, Status.COMPLETED, [])
+    with pytest.raises(InterruptAlreadyAnsweredError):
+        await orchestrator.invoke_async(answers(paused.interrupts, "n"))
+    with pytest.raises(NotInterruptedError):  # ids it never raised
+        await orchestrator.invoke_async(response)
+    assert [model.calls for model in models] == calls
 
 
 async def test_changing_an_answer_already_applied_is_refused_and_repeating_it_is_a_no_op() -> None:

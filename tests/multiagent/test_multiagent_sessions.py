@@ -14,7 +14,7 @@ from multiagent_workers import DENIED, KINDS, SESSION_ID, build, describe, tool_
 
 import strandslike
 from strandslike import Agent
-from strandslike.interrupt import NotInterruptedError, UnknownInterruptError
+from strandslike.interrupt import InterruptAlreadyAnsweredError, UnknownInterruptError
 from strandslike.models import ScriptedModel, text
 from strandslike.multiagent import GraphBuilder, Status, Swarm
 from strandslike.session import FileSessionManager
@@ -64,12 +64,18 @@ async def test_a_fresh_orchestrator_resumes_an_interrupted_run_from_the_session(
     else:
         assert summary["execution_order"] == ["inspector", "cleanup"]
 
-    # A third orchestrator sees a finished run: nothing to answer, and a new task runs from the start.
+    # A third orchestrator sees a finished run: nothing to answer; the same resume again is a replay that runs
+    # nothing, and a changed answer is refused.
     third, third_models = build(kind, tmp_path, "resume")
     assert third.pending_interrupts == []  # type: ignore[attr-defined]
-    with pytest.raises(NotInterruptedError):
-        await third.invoke_async(answers([interrupt], "y"))
-    assert third_models["cleanup"].calls == 0
+    replay = await third.invoke_async(answers([interrupt], "y"))
+    assert (replay.replayed, replay.status) == (True, Status.COMPLETED)
+    assert describe(replay, third_models)["message"] == CLEANED
+    with pytest.raises(InterruptAlreadyAnsweredError):
+        await third.invoke_async(answers([interrupt], "n"))
+    assert sum(model.calls for model in third_models.values()) == 0
+    if kind.endswith("tool"):
+        assert len(tool_runs(tmp_path)) == 1
 
 
 @pytest.mark.parametrize("kind", ["graph-hook", "swarm-hook"])
@@ -107,7 +113,12 @@ async def test_the_orchestrator_state_is_a_checksummed_log_in_the_session(tmp_pa
     records = [body_of(line) for line in path.read_text().splitlines()]
     assert records[0]["k"] == "h"
     assert records[0]["format"] == "strandslike-multi-agent-log/1"
-    assert {record["k"] for record in records[1:]} == {"ms"}
+    # Orchestrator states, and the node agent's tool attempt: its intent (with the state just before it), then its
+    # outcome (the tool asked for approval), both with the node path and the key scoped to session, graph and node.
+    assert [record["k"] for record in records[1:]] == ["ms", "ms", "ms", "ti", "to", "ms"]
+    intent, outcome = records[4], records[5]
+    assert (intent["p"], intent["u"], intent["n"]) == ("cleanup", "t1", "cleanup_resources")
+    assert (outcome["p"], outcome["u"], outcome["o"]) == ("cleanup", "t1", "interrupted")
     saved = records[-1]["s"]
     assert saved["status"] == "interrupted"
     assert saved["node_results"]["cleanup"]["status"] == "interrupted"

@@ -1,0 +1,96 @@
+"""What an orchestrator persists of its nodes, and how it finds their agents' tool journals.
+
+- `snapshot_executor` / `restore_executor`: a node's agent (conversation, state, interrupt state, model state,
+  conversation-manager state) or nested orchestrator, as it travels inside the orchestrator's own state.
+- `InitialState`: an agent as it was built, for the fresh node runs that reset it.
+- `node_journals`: every agent node's `ToolJournal` by node path (``"research"``, ``"outer/inner"``), the seam a
+  session manager uses to journal node agents' tool bodies in the orchestrator's log.
+- `in_flight`: whether a restored node agent was running a tool when its process died, so that the node is
+  continued rather than reset and its model learns that the tool's outcome is unknown.
+"""
+
+import copy
+from typing import Any
+
+from ..agent._prompt import dangling_tool_uses
+from ..agent.agent import Agent
+from ..agent.state import AgentState
+from ..tools.journal import ToolJournal
+from .base import MultiAgentBase
+
+
+def path_part(node_id: str) -> str:
+    """Return a node id as one part of a node path: ``%`` and ``/`` escaped, so paths split back unambiguously."""
+    if "%" in node_id or "/" in node_id:
+        return node_id.replace("%", "%25").replace("/", "%2F")
+    return node_id
+
+
+def node_journals(nodes: dict[str, Any]) -> dict[str, ToolJournal]:
+    """Return the tool journals of the agents among ``nodes`` (node id -> executor), nested ones included."""
+    journals: dict[str, ToolJournal] = {}
+    for node_id, executor in nodes.items():
+        part = path_part(node_id)
+        if isinstance(executor, Agent):
+            journals[part] = executor.tool_journal
+        elif isinstance(executor, MultiAgentBase):
+            for inner, journal in executor.tool_journals().items():
+                journals[f"{part}/{inner}"] = journal
+    return journals
+
+
+def in_flight(executor: Any) -> bool:
+    """Whether a node's agent was restored in the middle of a tool call whose process died while the tool ran.
+
+    Such a node is continued, not reset: its conversation still ends with that tool use, and the next run tells
+    its model that the outcome is unknown (and records it), instead of forgetting the call was ever made.
+    """
+    if not isinstance(executor, Agent):
+        return False
+    unfinished = {attempt.tool_use_id for attempt in executor.tool_journal.unfinished()}
+    return bool(unfinished) and any(tool_use_id in unfinished for tool_use_id in dangling_tool_uses(executor.messages))
+
+
+def snapshot_executor(executor: Any) -> dict[str, Any]:
+    """Capture what a node needs to resume in another process: an agent's conversation and states."""
+    if isinstance(executor, Agent):
+        manager = executor.conversation_manager
+        return {
+            "type": "agent",
+            "messages": copy.deepcopy(executor.messages),
+            "state": executor.state.get(),
+            "interrupt_state": executor._interrupt_state.to_dict(),
+            "model_state": copy.deepcopy(executor._model_state),
+            "conversation_manager_state": manager.get_state() if manager is not None else None,
+        }
+    if isinstance(executor, MultiAgentBase):
+        return {"type": "multiagent", "state": executor.serialize_state()}
+    return {"type": "unknown"}
+
+
+def restore_executor(executor: Any, data: dict[str, Any]) -> None:
+    """Restore a node captured by `snapshot_executor`."""
+    if data.get("type") == "agent" and isinstance(executor, Agent):
+        executor.messages = copy.deepcopy(data.get("messages", []))
+        executor.state = AgentState(data.get("state") or {})
+        executor._interrupt_state.load_dict(data.get("interrupt_state") or {})
+        executor._model_state = dict(data.get("model_state") or {})
+        manager_state = data.get("conversation_manager_state")
+        if manager_state and executor.conversation_manager is not None:
+            executor.conversation_manager.restore_from_session(manager_state)
+    elif data.get("type") == "multiagent" and isinstance(executor, MultiAgentBase):
+        executor.deserialize_state(data["state"])
+
+
+class InitialState:
+    """An agent's conversation and state as built, for resetting it before a fresh node run."""
+
+    def __init__(self, executor: Any) -> None:
+        # A deep copy: a snapshot shares the live interrupt state's lists, which the agent goes on changing.
+        self.data = copy.deepcopy(snapshot_executor(executor)) if isinstance(executor, Agent) else None
+
+    def reset(self, executor: Any) -> None:
+        """Put the agent back as it was built (interrupt state cleared)."""
+        if self.data is not None and isinstance(executor, Agent):
+            restore_executor(executor, self.data)
+            executor._interrupt_state.deactivate()
