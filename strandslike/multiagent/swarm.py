@@ -206,7 +206,8 @@ class Swarm(Orchestrator):
                 )
         swarm = self
 
-        @tool(name=HANDOFF_TOOL_NAME)
+        # Idempotent: it only records the handoff in memory, so a handoff cut short by a crash simply runs again.
+        @tool(name=HANDOFF_TOOL_NAME, idempotent=True)
         async def handoff_to_agent(
             agent_name: str, message: str, context: dict[str, Any] | None = None
         ) -> dict[str, Any]:
