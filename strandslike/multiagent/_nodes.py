@@ -40,15 +40,21 @@ def node_journals(nodes: dict[str, Any]) -> dict[str, ToolJournal]:
 
 
 def in_flight(executor: Any) -> bool:
-    """Whether a node's agent was restored in the middle of a tool call whose process died while the tool ran.
+    """Whether a node's agent was restored in the middle of a tool batch that a process died in.
 
-    Such a node is continued, not reset: its conversation still ends with that tool use, and the next run tells
-    its model that the outcome is unknown (and records it), instead of forgetting the call was ever made.
+    Its conversation ends with tool calls an earlier process started (their intents are on record) and never
+    answered. Such a node is continued, not reset and not given a new prompt: it runs that batch again as an
+    agent does for ``agent(None)``, so a tool that finished gets its recorded result, one cut short is reported to
+    the model as unknown (or run again, if it is idempotent), and one that never started runs.
     """
-    if not isinstance(executor, Agent):
+    if not isinstance(executor, Agent) or executor._interrupt_state.activated:
         return False
-    unfinished = {attempt.tool_use_id for attempt in executor.tool_journal.unfinished()}
-    return bool(unfinished) and any(tool_use_id in unfinished for tool_use_id in dangling_tool_uses(executor.messages))
+    journal = executor.tool_journal
+    for tool_use_id in dangling_tool_uses(executor.messages):
+        attempt = journal.restored(tool_use_id)
+        if attempt is not None and attempt.outcome != "interrupted":
+            return True
+    return False
 
 
 def snapshot_executor(executor: Any) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from ..tools.journal import ToolJournal
 from ..types.exceptions import ConcurrencyException, SessionException
 from ..types.interrupt import InterruptResponseContent, name_uuid
 from ._audit import OrchestratorInterruptState, audit_length, settle_node_answers
-from ._nodes import InitialState, node_journals, restore_executor, snapshot_executor
+from ._nodes import InitialState, in_flight, node_journals, restore_executor, snapshot_executor
 from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
 _ROUTES = "node_interrupts"
@@ -213,7 +213,7 @@ class Orchestrator(MultiAgentBase):
         stopped before it finished (its process died) is on record, and its node must be resumed with it again.
         """
         state = self._interrupt_state
-        answers = state.parse_responses(task, refuse_partial=self.partial_resume == "refuse")
+        answers = state.parse_responses(self._without_spent(task), refuse_partial=self.partial_resume == "refuse")
         routes: dict[str, list[str]] = state.context.get(_ROUTES, {})
         node_answers: dict[str, list[Any]] = {}
         for interrupt_id in state.resume_ids(task) or []:
@@ -241,6 +241,29 @@ class Orchestrator(MultiAgentBase):
             elif isinstance(executor, Orchestrator):
                 executor._validate_resume(blocks)
         return answers, node_answers
+
+    def _without_spent(self, task: Any) -> Any:
+        """Drop the answers a resume repeats to node hooks whose node has run since (spent, kept on record).
+
+        A run that stops before it finishes (its process died) waits for the same resume again, answers already
+        spent included: those are replays, not unknown ids.
+
+        Raises:
+            InterruptAlreadyAnsweredError: The resume changes such an answer.
+        """
+        state = self._interrupt_state
+        ids = state.resume_ids(task)
+        spent = {i for i in ids or () if i not in state.interrupts and i in state.resolved}
+        if not spent:
+            return task
+        kept = []
+        for block in task:
+            interrupt_id = block["interruptResponse"]["interruptId"]
+            if interrupt_id not in spent:
+                kept.append(block)
+            elif not state.is_replay([block]):
+                raise InterruptAlreadyAnsweredError(interrupt_id, interrupt_id)
+        return kept
 
     async def _before_invocation(self, invocation_state: dict[str, Any]) -> None:
         await self.hooks.invoke_callbacks_async(BeforeMultiAgentInvocationEvent(self, invocation_state))
@@ -442,7 +465,10 @@ class Orchestrator(MultiAgentBase):
                 failed = NodeResult(RuntimeError(message), _ms(started), Status.FAILED, execution_count=1)
                 return await finish(node_id, failed, invocation_state, emit)
 
-        prompt = answers if answers is not None else node_input
+        if answers is not None:
+            prompt = answers
+        else:  # a node cut short by a crash goes on with its batch (see `in_flight`); others get their input
+            prompt = None if in_flight(executor) else node_input
         mark = audit_length(executor)
         try:
             with anyio.fail_after(node_timeout) if node_timeout else nullcontext():

@@ -401,21 +401,32 @@ def test_a_reused_tool_use_id_is_a_new_call_not_the_finished_one(world: World, k
     assert [run["id"] for run in world.runs] == ["pay_1", "pay_1"]  # ran: the old attempt is not this call's
 
 
-def test_a_node_crash_in_a_run_without_interrupts_is_answered_when_the_task_is_retried(world: World) -> None:
+@pytest.mark.parametrize("idempotent", [False, True])
+def test_a_node_crash_in_a_run_without_interrupts_is_settled_when_the_task_is_retried(
+    world: World, idempotent: bool
+) -> None:
     world.die_in.add("pay_1")
-    first = world.graph({"payer": [PAY]}, node_hooks=[])
+    call = tool_call("lookup", tool_use_id="pay_1", key="k") if idempotent else PAY
+    first = world.graph({"payer": [call]}, node_hooks=[])
     with pytest.raises(Died):
         first("pay")
     first.session_manager.close()
 
-    retry = world.graph({"payer": [text("The payment may have gone through.")]}, node_hooks=[])
-    result = retry("pay")  # the same task again: a fresh run
+    retry = world.graph({"payer": [text("Settled.")]}, node_hooks=[])
+    result = retry("pay")  # the same task again: a fresh run, in which the cut-short node goes on with its batch
     assert result.status == Status.COMPLETED
-    assert len(world.runs) == 1
     payer = retry.nodes["payer"].executor
-    assert "unknown" in tool_results(payer)[0]["content"][0]["text"]
-    [entry] = [e for e in retry.interrupt_audit if e["event"] == "tool_outcome_unknown"]
+    [settled] = tool_results(payer)
+    [entry] = [e for e in retry.interrupt_audit if e["event"].startswith("tool_")]
     assert (entry["node_id"], entry["interrupt_id"], entry["tool_use_id"]) == ("payer", None, "pay_1")
+    if idempotent:
+        assert [run["id"] for run in world.runs] == ["pay_1", "pay_1"]  # run again, with the same key
+        assert settled["status"] == "success"
+        assert entry["event"] == "tool_rerun"
+    else:
+        assert [run["id"] for run in world.runs] == ["pay_1"]
+        assert "unknown" in settled["content"][0]["text"]
+        assert entry["event"] == "tool_outcome_unknown"
 
 
 def test_a_swarm_node_cut_short_by_a_crash_is_continued_not_reset(world: World) -> None:
@@ -426,8 +437,8 @@ def test_a_swarm_node_cut_short_by_a_crash_is_continued_not_reset(world: World) 
     first.session_manager.close()
 
     # Without preserve_node_history a swarm starts every node execution from the agent as built; this one was cut
-    # short by the crash, so it is continued: its conversation keeps the call, and its model learns the outcome
-    # is unknown (a new task is a new prompt: the call is answered, not run again, as for an agent).
+    # short by the crash, so it is continued: it goes on with its batch, as agent(None) does, so its model learns
+    # that the outcome of the call is unknown (pay is not idempotent: it is not run again).
     retry = world.swarm({"payer": [text("It may have been paid.")]}, node_hooks=[])
     assert retry("pay").status == Status.COMPLETED
     assert [run["id"] for run in world.runs] == ["pay_1"]
@@ -435,6 +446,7 @@ def test_a_swarm_node_cut_short_by_a_crash_is_continued_not_reset(world: World) 
     assert payer.messages[1]["content"][0]["toolUse"]["toolUseId"] == "pay_1"  # the cut-short call is still there
     assert "unknown" in tool_results(payer)[0]["content"][0]["text"]
     assert [(e["event"], e["node_id"]) for e in retry.interrupt_audit] == [("tool_outcome_unknown", "payer")]
+    assert [m["role"] for m in payer.messages] == ["user", "assistant", "user", "assistant"]  # no second prompt
 
     # The next task starts the node from the agent as built again.
     again = world.swarm({"payer": [text("Nothing to pay.")]}, node_hooks=[])

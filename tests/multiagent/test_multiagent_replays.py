@@ -127,8 +127,12 @@ class DieAtEnd(HookProvider):
 
 def two_payers(world: World, phase: str, **kwargs: Any) -> Any:
     """Two nodes of one batch, each paying after an approval."""
-    if phase == "pause":
+    if phase == "pause" and not kwargs.get("set_hook_providers"):
         turns = {name: [tool_call("pay", tool_use_id=f"pay_{name}", amount=1)] for name in ("a", "b")}
+    elif phase == "pause":  # the nodes' hooks ask first: the nodes do not run yet
+        turns = {name: [] for name in ("a", "b")}
+    elif phase == "resume-with-tools":
+        turns = {name: [tool_call("pay", tool_use_id=f"pay_{name}", amount=1), text(f"{name} paid")] for name in "ab"}
     else:
         turns = {name: [text(f"{name} finished")] for name in ("a", "b")}
     return world.graph(turns, **kwargs)
@@ -289,3 +293,33 @@ def test_a_node_hook_approved_before_the_crash_is_not_asked_again(world: World, 
     assert "unknown" in tool_results(retry.nodes["payer"].executor)[0]["content"][0]["text"]
     with pytest.raises(InterruptAlreadyAnsweredError):
         orchestrator([])([answer(ask, "n")])
+
+
+def test_a_node_hook_answer_spent_before_the_crash_is_a_replay_in_the_retried_resume(world: World) -> None:
+    class ApproveEach(HookProvider):
+        def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+            registry.add_callback(BeforeNodeCallEvent, self.ask)
+
+        def ask(self, event: BeforeNodeCallEvent) -> None:
+            if event.interrupt("run-node", reason=event.node_id) != "y":
+                event.cancel_node = "refused"
+
+    def graph(phase: str) -> Any:
+        return two_payers(world, phase, node_hooks=[], set_hook_providers=[ApproveEach()])
+
+    paused = graph("pause")("pay both")
+    assert sorted(i.reason for i in paused.interrupts) == ["a", "b"]
+    world.die_in.add("pay_b")
+    world.gates["pay_b"] = a_completed  # a ran (its hook's answer spent) before b died
+    crashing = graph("resume-with-tools")
+    with pytest.raises(Died):
+        crashing(answers(paused.interrupts, "y"))
+    crashing.session_manager.close()
+
+    retry = graph("resume")
+    with pytest.raises(InterruptAlreadyAnsweredError):
+        retry([answer(paused.interrupts[0], "n"), answer(paused.interrupts[1], "n")])
+    result = retry(answers(paused.interrupts, "y"))
+    assert result.status == Status.COMPLETED
+    assert world.models["a"].calls == 0
+    assert sorted(run["id"] for run in world.runs) == ["pay_a", "pay_b"]
