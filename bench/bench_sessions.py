@@ -1,6 +1,6 @@
 """Session benchmarks of issue 3: strandslike's FileSessionManager vs strands-agents 1.62's, side by side in one run.
 
-    bench/.venv/bin/python bench/bench_sessions.py [--quick] [--json PATH] [--strict]
+    bench/.venv/bin/python bench/bench_sessions.py [--quick] [--tools-only] [--json PATH] [--strict]
 
 Scenarios (the same code for both frameworks, `sess_scenarios.py`; only the import root and the scripted model
 differ; every agent uses ``NullConversationManager()`` so that histories really grow):
@@ -13,6 +13,12 @@ differ; every agent uses ``NullConversationManager()`` so that histories really 
 3. server-style interrupt and resume on a 1,000-message session: new Agent + invoke (a BeforeToolCallEvent hook
    interrupts), then new Agent + invoke with the interruptResponse (the tool runs, the model answers).
 4. files and bytes on disk of the 500-turn session and of the 2,000-message session.
+5. the intent record per tool call: one invocation, 200 tool calls (one per model turn), without a session, with
+   a FileSessionManager and (strandslike) with ``fsync=False``; ms per tool call.
+6. the same inside a Graph: one node whose agent makes the 200 tool calls, the FileSessionManager the graph's;
+   ms per node tool call (strandslike journals the node's tool calls in the orchestrator's log).
+
+``--tools-only`` runs scenarios 5 and 6 alone (no targets are checked then).
 
 Sessions live in fresh ``tempfile.mkdtemp`` directories under /tmp, removed afterwards; the prepared sessions of
 2 and 3 are written before any timing through each framework's own Agent and FileSessionManager and copied into
@@ -44,6 +50,7 @@ TURNS = 500
 TOOL_CALLS = 200
 # Scenario 5's variants per framework: without a session, with one, and (strandslike only) with fsync=False.
 TOOL_MODES = {"strandslike": ("none", "session", "nofsync"), "strands": ("none", "session")}
+# Scenario 6 (the same tool calls by a Graph node's agent) has the same variants.
 RESTORE_MESSAGES = 2000
 RESUME_MESSAGES = 1000
 
@@ -80,12 +87,16 @@ def run_framework(root: str, params: dict[str, Any], round_index: int) -> dict[s
 
     try:
         # Warm up every path (imports, caches, the first thread-pool start) on small sessions.
+        for mode in TOOL_MODES[root]:
+            worker.tool_calls(10, mode)
+            worker.node_tool_calls(10, mode)
+        if params.get("tools_only"):
+            _tool_scenarios(worker, root, params, round_index, add)
+            return {"samples": samples, "disk": {}}
         worker.turns(20, True)
         worker.turns(20, False)
         worker.restore(100)
         worker.interrupt_resume(100)
-        for mode in TOOL_MODES[root]:
-            worker.tool_calls(10, mode)
         # Prepare the sessions of scenarios 2 and 3 before anything is timed.
         worker.template(RESTORE_MESSAGES)
         worker.template(RESUME_MESSAGES)
@@ -114,11 +125,7 @@ def run_framework(root: str, params: dict[str, Any], round_index: int) -> dict[s
             add("resume", out["seconds"] * 1000)
             add("resume_1", out["request_1"] * 1000)
             add("resume_2", out["request_2"] * 1000)
-        _progress(f"  {root}: {TOOL_CALLS} tool calls with and without a session")
-        for index in range(params["samples"]):
-            modes = TOOL_MODES[root] if (index + round_index) % 2 == 0 else TOOL_MODES[root][::-1]
-            for mode in modes:
-                add(f"tools_{mode}", worker.tool_calls(TOOL_CALLS, mode)["seconds"] * 1000 / TOOL_CALLS)
+        _tool_scenarios(worker, root, params, round_index, add)
         from sess_scenarios import disk_usage
 
         disk = {
@@ -129,6 +136,17 @@ def run_framework(root: str, params: dict[str, Any], round_index: int) -> dict[s
     finally:
         worker.close()
     return {"samples": samples, "disk": disk}
+
+
+def _tool_scenarios(worker: Any, root: str, params: dict[str, Any], round_index: int, add: Any) -> None:
+    """Scenarios 5 (an agent's tool calls) and 6 (a Graph node agent's), each mode in alternating order."""
+    _progress(f"  {root}: {TOOL_CALLS} tool calls of an agent, then of a Graph node, with and without a session")
+    for index in range(params["samples"]):
+        modes = TOOL_MODES[root] if (index + round_index) % 2 == 0 else TOOL_MODES[root][::-1]
+        for mode in modes:
+            add(f"tools_{mode}", worker.tool_calls(TOOL_CALLS, mode)["seconds"] * 1000 / TOOL_CALLS)
+        for mode in modes:
+            add(f"node_tools_{mode}", worker.node_tool_calls(TOOL_CALLS, mode)["seconds"] * 1000 / TOOL_CALLS)
 
 
 # ---------------------------------------------------------------------------------------------------- parent
@@ -142,11 +160,11 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def _run_worker(root: str, quick: bool, round_index: int) -> dict[str, Any]:
+def _run_worker(root: str, quick: bool, round_index: int, tools_only: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-sess-out-", dir="/tmp") as tmp:
         out = Path(tmp) / "out.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", root, "--out", str(out)]
-        cmd += ["--round", str(round_index)] + (["--quick"] if quick else [])
+        cmd += ["--round", str(round_index)] + (["--quick"] if quick else []) + (["--tools-only"] if tools_only else [])
         proc = subprocess.run(cmd, env=_clean_env(), check=False, timeout=900)
         if proc.returncode != 0:
             raise SystemExit(f"the {root} worker failed with status {proc.returncode}")
@@ -214,7 +232,7 @@ def collect(params: dict[str, Any], quick: bool) -> dict[str, Any]:
         order = ROOTS if index % 2 == 0 else ROOTS[::-1]
         for root in order:
             _progress(f"round {index + 1}/{params['rounds']}: {root}")
-            out = _run_worker(root, quick, index)
+            out = _run_worker(root, quick, index, bool(params.get("tools_only")))
             for name, values in out["samples"].items():
                 pooled[root].setdefault(name, []).extend(values)
             disk[root] = out["disk"]
@@ -226,14 +244,15 @@ def collect(params: dict[str, Any], quick: bool) -> dict[str, Any]:
         }
         # The session cost per turn: the difference of the medians (the verdict), and the median of the
         # differences of the paired runs (one with, one without a session, back to back in the same process).
-        cost = figures["turn_session"]["median"] - figures["turn_plain"]["median"]
-        figures["turn_cost"] = {"median": cost}
-        figures["tools_cost"] = {"median": figures["tools_session"]["median"] - figures["tools_none"]["median"]}
-        if "tools_nofsync" in figures:
-            figures["tools_fsync"] = {"median": figures["tools_session"]["median"] - figures["tools_nofsync"]["median"]}
-            figures["tools_cost_nofsync"] = {
-                "median": figures["tools_nofsync"]["median"] - figures["tools_none"]["median"]
-            }
+        if "turn_session" in figures:
+            cost = figures["turn_session"]["median"] - figures["turn_plain"]["median"]
+            figures["turn_cost"] = {"median": cost}
+        for prefix in ("tools", "node_tools"):
+            median = {mode: figures[f"{prefix}_{mode}"]["median"] for mode in TOOL_MODES[root]}
+            figures[f"{prefix}_cost"] = {"median": median["session"] - median["none"]}
+            if "nofsync" in median:
+                figures[f"{prefix}_fsync"] = {"median": median["session"] - median["nofsync"]}
+                figures[f"{prefix}_cost_nofsync"] = {"median": median["nofsync"] - median["none"]}
         results[root] = {"figures": figures, "disk": disk[root]}
     return results
 
@@ -265,16 +284,42 @@ def _size(value: int) -> str:
     return f"{value / 1024:.1f} KiB" if value < 1024 * 1024 else f"{value / 1024 / 1024:.2f} MiB"
 
 
+def tool_report(results: dict[str, Any], width: int) -> list[str]:
+    """The figures of scenarios 5 (an agent's tool calls) and 6 (a Graph node agent's)."""
+    mine, theirs = results["strandslike"]["figures"], results["strands"]["figures"]
+    lines = []
+    for number, prefix, what in (
+        (5, "tools", "tool calls in one invocation (one per model turn), ms per tool call"),
+        (6, "node_tools", "tool calls of a Graph node's agent (one per model turn), ms per node tool call"),
+    ):
+        lines.append(f"{number}. {TOOL_CALLS} {what}:")
+        for label, key in (
+            ("   without a session manager", f"{prefix}_none"),
+            ("   with FileSessionManager", f"{prefix}_session"),
+            ("   session cost per tool call (with - without)", f"{prefix}_cost"),
+        ):
+            lines.append(
+                f"{label:{width}}  {mine[key]['median']:11.4f}  {theirs[key]['median']:10.3f}  "
+                f"{_ratio(theirs[key]['median'], mine[key]['median']):11.1f}x"
+            )
+        for label, key in (
+            ("   strandslike with fsync=False", f"{prefix}_nofsync"),
+            ("   session cost per tool call, fsync=False", f"{prefix}_cost_nofsync"),
+            ("   of which the intent fdatasync (fsync=True - False)", f"{prefix}_fsync"),
+        ):
+            lines.append(f"{label:{width}}  {mine[key]['median']:11.4f}")
+    added = mine["node_tools_cost"]["median"] - mine["tools_cost"]["median"]
+    lines.append(f"{'   strandslike: a node tool call costs more than an agent one by':{width}}  {added:11.4f}")
+    return lines
+
+
 def report(results: dict[str, Any]) -> str:
     """The figures table and verdicts, as printed at the end of a run."""
     mine, theirs = results["strandslike"]["figures"], results["strands"]["figures"]
-    m = results["machine"]
     lines = [
         f"Session bench, {results['mode']} mode; ms, medians (samples per figure: scenario 1 "
         f"{len(mine['turn_session']['samples'])}, scenarios 2-3 {len(mine['restore']['samples'])})",
-        f"machine: nproc={m['nproc']}, {m['implementation']} {m['python']}, {m['platform']}, /tmp on "
-        f"{m['tmp_filesystem']}; strands-agents {m['strands-agents']}, strandslike {m['strandslike']} "
-        f"({m['source']}); {m['date']}; load average {results['load_before']} before, {results['load_after']} after",
+        header(results),
     ]
     rows = [
         (f"1. {TURNS} turns with FileSessionManager, ms per turn", "turn_session"),
@@ -298,24 +343,7 @@ def report(results: dict[str, Any]) -> str:
             f"{_ratio(base['median'], ours['median']):11.1f}x  {best}"
         )
     lines.append("")
-    lines.append(f"5. {TOOL_CALLS} tool calls in one invocation (one per model turn), ms per tool call:")
-    tool_rows = [
-        ("   without a session manager", "tools_none"),
-        ("   with FileSessionManager", "tools_session"),
-        ("   session cost per tool call (with - without)", "tools_cost"),
-    ]
-    for label, key in tool_rows:
-        lines.append(
-            f"{label:{width}}  {mine[key]['median']:11.4f}  {theirs[key]['median']:10.3f}  "
-            f"{_ratio(theirs[key]['median'], mine[key]['median']):11.1f}x"
-        )
-    lines.append(f"{'   strandslike with fsync=False':{width}}  {mine['tools_nofsync']['median']:11.4f}")
-    lines.append(
-        f"{'   session cost per tool call, fsync=False':{width}}  {mine['tools_cost_nofsync']['median']:11.4f}"
-    )
-    lines.append(
-        f"{'   of which the intent fdatasync (fsync=True - False)':{width}}  {mine['tools_fsync']['median']:11.4f}"
-    )
+    lines += tool_report(results, width)
     lines.append("")
     lines.append("4. on disk (regular files; bytes = file sizes, allocated = st_blocks):")
     for label, key in ((f"{TURNS}-turn session", "turns"), (f"{RESTORE_MESSAGES}-message session", "restore")):
@@ -340,11 +368,21 @@ def report(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def header(results: dict[str, Any]) -> str:
+    m = results["machine"]
+    return (
+        f"machine: nproc={m['nproc']}, {m['implementation']} {m['python']}, {m['platform']}, /tmp on "
+        f"{m['tmp_filesystem']}; strands-agents {m['strands-agents']}, strandslike {m['strandslike']} "
+        f"({m['source']}); {m['date']}; load average {results['load_before']} before, {results['load_after']} after"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2 rounds (2 samples of scenario 1, 6 of 2 and 3)")
     parser.add_argument("--json", type=Path, help="also save every sample to this file")
     parser.add_argument("--strict", action="store_true", help="exit with status 1 if a target FAILs")
+    parser.add_argument("--tools-only", action="store_true", help="run scenarios 5 and 6 only (no targets)")
     parser.add_argument(
         "--profile", action="store_true", help="show where strandslike's per-turn session cost goes, then exit"
     )
@@ -352,7 +390,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--round", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    params = QUICK if args.quick else FULL
+    params = dict(QUICK if args.quick else FULL, tools_only=args.tools_only)
 
     if args.profile:
         from sess_scenarios import profile_turns
@@ -368,12 +406,19 @@ def main() -> int:
     results.update(collect(params, args.quick))
     results["load_after"] = _load()
     results["seconds"] = round(time.perf_counter() - started, 1)
-    print(report(results))
+    if args.tools_only:
+        samples = len(results["strandslike"]["figures"]["node_tools_session"]["samples"])
+        print(f"Session bench, {results['mode']} mode, scenarios 5 and 6 only; ms, medians of {samples} samples")
+        print(header(results))
+        print("\n".join(tool_report(results, 66)))
+    else:
+        print(report(results))
     print(f"({results['seconds']} s)")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2))
-    failed = [check for check, passed, _ in verdicts(results) if not passed and "cross-check" not in check]
+    checks = [] if args.tools_only else verdicts(results)
+    failed = [check for check, passed, _ in checks if not passed and "cross-check" not in check]
     return 1 if args.strict and failed else 0
 
 

@@ -10,11 +10,13 @@ before the clock starts; what the clock covers is stated per scenario. Results a
 import asyncio
 import gc
 import importlib
+import json
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 import ma_models
@@ -143,6 +145,7 @@ class Framework:
         self.NullConversationManager = managers.NullConversationManager
         self.BeforeToolCallEvent = importlib.import_module(f"{root}.hooks").BeforeToolCallEvent
         self.archive = package.tool(archive)
+        self.GraphBuilder = importlib.import_module(f"{root}.multiagent").GraphBuilder
         if root == "strandslike":
             self._model: Callable[[list[Any]], Any] = ma_models.strandslike_model
         else:
@@ -341,6 +344,66 @@ class Worker:
         finally:
             if directory is not None:
                 shutil.rmtree(directory, ignore_errors=True)
+
+    # -- 6. tool calls of a Graph node: the node's intent records in the orchestrator's log ---------------------
+
+    def node_tool_calls(self, count: int, mode: str) -> dict[str, Any]:
+        """Scenario 5 inside a Graph: one node, whose agent calls the `archive` tool ``count`` times, one call per
+        turn, then answers; the clock covers the graph's invocation. ``mode`` as for `tool_calls`, the
+        FileSessionManager being the graph's (its node agent has none). With a strandslike session, every node tool
+        call's intent record (and the orchestrator's state, when a node turn changed it) is appended to the
+        orchestrator's log (and, by default, ``fdatasync``'ed) before the tool body runs."""
+        fw = self.fw
+        directory = mkdtemp(f"{fw.root}-node-tools") if mode != "none" else None
+        try:
+            model = fw.model([("tool", ("archive", {"item": i})) for i in range(count)] + [("text", "archived")])
+            graph = self._archiver_graph(model, directory, fsync=mode != "nofsync")
+            RAN.clear()
+
+            async def timed() -> tuple[float, Any]:
+                start = time.perf_counter()
+                result = await graph.invoke_async("archive everything")
+                return time.perf_counter() - start, result
+
+            gc.collect()
+            elapsed, result = self.run(timed())
+            check(str(result.status).lower().endswith("completed") and played(model), fw, f"graph {result.status}")
+            check(RAN == list(range(count)), fw, f"the node's tool ran {len(RAN)} times")
+            if directory is not None:
+                close(graph)
+                if fw.root == "strandslike":  # restored: the graph completed, its node's whole conversation
+                    reloaded = self._archiver_graph(fw.model([]), directory, fsync=True)
+                    check(str(reloaded.state.status).lower().endswith("completed"), fw, "the restored graph")
+                    messages = reloaded.nodes["archiver"].executor.messages
+                    check(len(messages) == 2 * count + 2, fw, f"{len(messages)} node messages restored")
+                    close(reloaded)
+                else:  # strands-agents resets a completed graph it restores, and keeps no node messages: its file
+                    [state_file] = Path(directory).glob("session_*/multi_agents/multi_agent_bench-graph/*.json")
+                    status = json.loads(state_file.read_text())["status"]
+                    check(status == "completed", fw, f"the stored graph is {status}")
+            return {"seconds": elapsed}
+        finally:
+            if directory is not None:
+                shutil.rmtree(directory, ignore_errors=True)
+
+    def _archiver_graph(self, model: Any, storage_dir: str | None, fsync: bool) -> Any:
+        fw = self.fw
+        agent = fw.Agent(
+            model=model,
+            tools=[fw.archive],
+            callback_handler=None,
+            conversation_manager=fw.NullConversationManager(),
+            name="archiver",
+        )
+        builder = fw.GraphBuilder()
+        builder.add_node(agent, "archiver")
+        builder.set_graph_id("bench-graph")
+        builder.set_max_node_executions(10)
+        builder.set_execution_timeout(600)
+        if storage_dir is not None:
+            options = {} if fsync else {"fsync": False}
+            builder.set_session_manager(fw.FileSessionManager(SESSION_ID, storage_dir=storage_dir, **options))
+        return builder.build()
 
     # -- 2. restore and answer -----------------------------------------------------------------------------
 
