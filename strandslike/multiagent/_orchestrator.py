@@ -465,6 +465,7 @@ class Orchestrator(MultiAgentBase):
                 failed = NodeResult(RuntimeError(message), _ms(started), Status.FAILED, execution_count=1)
                 return await finish(node_id, failed, invocation_state, emit)
 
+        prompt: Any
         if answers is not None:
             prompt = answers
         else:  # a node cut short by a crash goes on with its batch (see `in_flight`); others get their input

@@ -229,9 +229,7 @@ class LogSessionRepository(SessionRepository):
     def _write_multi_agent(self, session_id: str, multi_agent: Any, missing: str | None) -> None:
         ref = self.multi_agent_ref(session_id, multi_agent.id)
         state = multi_agent.serialize_state()
-        self._short_write(
-            ref, lambda seen: [multi_agent_record(state, ref.owner_id)[0]], durable=True, missing=missing
-        )
+        self._short_write(ref, lambda seen: [multi_agent_record(state, ref.owner_id)[0]], durable=True, missing=missing)
 
     def delete_session(self, session_id: str, **kwargs: Any) -> None:
         """Delete a session and everything in it.

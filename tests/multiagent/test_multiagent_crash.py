@@ -179,7 +179,9 @@ def trial(root: Path, number: int) -> Counter[str]:
     lines: list[str] = []
     try:
         lines = kill_child(storage, rng, slow)
-        printed = {int(line.split()[1]): line.split()[3] for line in lines if line.startswith("S ") and "paused" in line}
+        printed = {
+            int(line.split()[1]): line.split()[3] for line in lines if line.startswith("S ") and "paused" in line
+        }
         done = {int(line.split()[1]) for line in lines if line.startswith("S ") and line.endswith("done")}
         outcomes: Counter[str] = Counter()
         for session in range(SESSIONS):
