@@ -52,8 +52,6 @@ def _repair(tool_use_id: str, journal: ToolJournal | None, audit: "_InterruptSta
     if attempt is not None and journal is not None:
         journal.settle(tool_use_id)
         if attempt.outcome == "done" and attempt.result is not None:
-            if audit is not None:
-                audit.record_tool("tool_result_recovered", tool_use_id, attempt.name, attempt.idempotency_key)
             return {**attempt.result, "toolUseId": tool_use_id}
         if attempt.outcome == "started":
             if audit is not None:
