@@ -13,9 +13,9 @@ differ; every agent uses ``NullConversationManager()`` so that histories really 
 3. server-style interrupt and resume on a 1,000-message session: new Agent + invoke (a BeforeToolCallEvent hook
    interrupts), then new Agent + invoke with the interruptResponse (the tool runs, the model answers).
 4. files and bytes on disk of the 500-turn session and of the 2,000-message session.
-5. the intent record per tool call: one invocation, 200 tool calls (one per model turn), without a session, with
-   a FileSessionManager and (strandslike) with ``fsync=False``; ms per tool call.
-6. the same inside a Graph: one node whose agent makes the 200 tool calls, the FileSessionManager the graph's;
+5. the intent record per tool call: one invocation, 200 tool calls (``--tool-calls N``; one per model turn),
+   without a session, with a FileSessionManager and (strandslike) with ``fsync=False``; ms per tool call.
+6. the same inside a Graph: one node whose agent makes the tool calls, the FileSessionManager the graph's;
    ms per node tool call (strandslike journals the node's tool calls in the orchestrator's log).
 
 ``--tools-only`` runs scenarios 5 and 6 alone (no targets are checked then).
@@ -140,13 +140,14 @@ def run_framework(root: str, params: dict[str, Any], round_index: int) -> dict[s
 
 def _tool_scenarios(worker: Any, root: str, params: dict[str, Any], round_index: int, add: Any) -> None:
     """Scenarios 5 (an agent's tool calls) and 6 (a Graph node agent's), each mode in alternating order."""
-    _progress(f"  {root}: {TOOL_CALLS} tool calls of an agent, then of a Graph node, with and without a session")
+    calls = params["tool_calls"]
+    _progress(f"  {root}: {calls} tool calls of an agent, then of a Graph node, with and without a session")
     for index in range(params["samples"]):
         modes = TOOL_MODES[root] if (index + round_index) % 2 == 0 else TOOL_MODES[root][::-1]
         for mode in modes:
-            add(f"tools_{mode}", worker.tool_calls(TOOL_CALLS, mode)["seconds"] * 1000 / TOOL_CALLS)
+            add(f"tools_{mode}", worker.tool_calls(calls, mode)["seconds"] * 1000 / calls)
         for mode in modes:
-            add(f"node_tools_{mode}", worker.node_tool_calls(TOOL_CALLS, mode)["seconds"] * 1000 / TOOL_CALLS)
+            add(f"node_tools_{mode}", worker.node_tool_calls(calls, mode)["seconds"] * 1000 / calls)
 
 
 # ---------------------------------------------------------------------------------------------------- parent
@@ -160,11 +161,12 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def _run_worker(root: str, quick: bool, round_index: int, tools_only: bool) -> dict[str, Any]:
+def _run_worker(root: str, quick: bool, round_index: int, tools_only: bool, tool_calls: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-sess-out-", dir="/tmp") as tmp:
         out = Path(tmp) / "out.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", root, "--out", str(out)]
-        cmd += ["--round", str(round_index)] + (["--quick"] if quick else []) + (["--tools-only"] if tools_only else [])
+        cmd += ["--round", str(round_index), "--tool-calls", str(tool_calls)] + (["--quick"] if quick else [])
+        cmd += ["--tools-only"] if tools_only else []
         proc = subprocess.run(cmd, env=_clean_env(), check=False, timeout=900)
         if proc.returncode != 0:
             raise SystemExit(f"the {root} worker failed with status {proc.returncode}")
@@ -232,7 +234,7 @@ def collect(params: dict[str, Any], quick: bool) -> dict[str, Any]:
         order = ROOTS if index % 2 == 0 else ROOTS[::-1]
         for root in order:
             _progress(f"round {index + 1}/{params['rounds']}: {root}")
-            out = _run_worker(root, quick, index, bool(params.get("tools_only")))
+            out = _run_worker(root, quick, index, bool(params.get("tools_only")), params["tool_calls"])
             for name, values in out["samples"].items():
                 pooled[root].setdefault(name, []).extend(values)
             disk[root] = out["disk"]
@@ -292,7 +294,7 @@ def tool_report(results: dict[str, Any], width: int) -> list[str]:
         (5, "tools", "tool calls in one invocation (one per model turn), ms per tool call"),
         (6, "node_tools", "tool calls of a Graph node's agent (one per model turn), ms per node tool call"),
     ):
-        lines.append(f"{number}. {TOOL_CALLS} {what}:")
+        lines.append(f"{number}. {results['tool_calls']} {what}:")
         for label, key in (
             ("   without a session manager", f"{prefix}_none"),
             ("   with FileSessionManager", f"{prefix}_session"),
@@ -384,13 +386,16 @@ def main() -> int:
     parser.add_argument("--strict", action="store_true", help="exit with status 1 if a target FAILs")
     parser.add_argument("--tools-only", action="store_true", help="run scenarios 5 and 6 only (no targets)")
     parser.add_argument(
+        "--tool-calls", type=int, default=TOOL_CALLS, help=f"tool calls of scenarios 5 and 6 (default {TOOL_CALLS})"
+    )
+    parser.add_argument(
         "--profile", action="store_true", help="show where strandslike's per-turn session cost goes, then exit"
     )
     parser.add_argument("--worker", choices=ROOTS, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--round", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    params = dict(QUICK if args.quick else FULL, tools_only=args.tools_only)
+    params = dict(QUICK if args.quick else FULL, tools_only=args.tools_only, tool_calls=args.tool_calls)
 
     if args.profile:
         from sess_scenarios import profile_turns
@@ -403,6 +408,7 @@ def main() -> int:
 
     started = time.perf_counter()
     results: dict[str, Any] = {"mode": "quick" if args.quick else "full", "machine": _machine(), "load_before": _load()}
+    results["tool_calls"] = args.tool_calls
     results.update(collect(params, args.quick))
     results["load_after"] = _load()
     results["seconds"] = round(time.perf_counter() - started, 1)
