@@ -163,6 +163,7 @@ def deliver(storage: Path, interrupts: dict[int, str], kill_one: bool) -> dict[s
 def test_every_orchestration_resume_delivered_twice_runs_each_approved_tool_at_most_once(
     tmp_path: Path, kill_one: bool
 ) -> None:
+    print(f"STRANDSLIKE_DUP_SEED={SEED}: {SESSIONS} orchestrations, each resume delivered {DELIVERIES} times")
     runs = tmp_path / "runs.log"
     interrupts = prepare(tmp_path, runs)
     outcome = deliver(tmp_path, interrupts, kill_one)
@@ -170,7 +171,7 @@ def test_every_orchestration_resume_delivered_twice_runs_each_approved_tool_at_m
     kinds = Counter(report["outcome"] for report in reports)
     replays = sum(1 for report in reports if report.get("replayed"))
     print(
-        f"STRANDSLIKE_DUP_SEED={SEED}: {len(interrupts)} orchestrations, {len(reports)} deliveries in "
+        f"{len(interrupts)} orchestrations, {len(reports)} deliveries in "
         f"{outcome['seconds']:.1f}s: {dict(kinds)}, {replays} replayed; killed {outcome['killed'] or 'none'}"
     )
     refused = [report for report in reports if report["outcome"] in ("untyped", "typed")]
