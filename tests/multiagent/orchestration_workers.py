@@ -84,6 +84,20 @@ def approve(event: BeforeToolCallEvent) -> None:
         event.cancel_tool = "denied"
 
 
+def is_dsn(where: str | Path) -> bool:
+    """Whether ``where`` names a PostgreSQL database (a ``postgresql://`` URI or libpq's ``keyword=value`` form)."""
+    return isinstance(where, str) and (where.startswith(("postgresql://", "postgres://")) or "dbname=" in where)
+
+
+def open_session(session_id: str, where: str | Path) -> Any:
+    """The session manager of an orchestrator: on files in ``where``, or in the PostgreSQL database it names."""
+    if is_dsn(where):
+        from strandslike.session.postgres import PostgresSessionManager
+
+        return PostgresSessionManager(session_id, dsn=str(where))
+    return FileSessionManager(session_id, storage_dir=where)
+
+
 def build(
     kind: str,
     storage_dir: str | Path,
@@ -96,7 +110,8 @@ def build(
     padding: int = 0,
     progress: bool = False,
 ) -> MultiAgentBase:
-    """Build a fresh orchestrator of session ``number`` on the file session, as a stateless server does."""
+    """Build a fresh orchestrator of session ``number`` on its session (files in ``storage_dir``, or the PostgreSQL
+    database ``storage_dir`` names), as a stateless server does."""
     sid = session_id(number)
 
     @tool(context=True, idempotent=idempotent)
@@ -137,7 +152,7 @@ def build(
     else:
         research_turns = [text(found)] * 8  # a rerun of a crashed graph asks again
     research = Agent(name="research", model=ScriptedModel(research_turns, mode="conversation"), callback_handler=None)
-    session = FileSessionManager(sid, storage_dir=storage_dir)
+    session = open_session(sid, storage_dir)
     if kind == "swarm":
         return Swarm([research, payer], session_manager=session, id="team")
     builder = GraphBuilder()

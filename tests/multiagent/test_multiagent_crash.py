@@ -16,7 +16,8 @@ the task again when the run never reached its interrupt. Checked:
 
 Deterministic cases follow: a kill while the approved tool of a Graph node, a Swarm node and a node of a nested
 graph runs, then the retried resume in a fresh process (not run again, unknown outcome reported and audited), and
-the same for an idempotent tool (run again once, with the same key).
+the same for an idempotent tool (run again once, with the same key), and the same on the PostgreSQL store (node
+journals live in the session manager and the replayer, so every store that implements the log contract has them).
 
 ``STRANDSLIKE_CRASH_SEED`` replays a run; ``STRANDSLIKE_ORCHESTRATION_TRIALS`` (default 32) sets the number of kills.
 """
@@ -216,13 +217,13 @@ def test_sigkill_inside_approved_node_tools_never_runs_one_twice_nor_loses_an_in
 
 
 def resume_in_child(
-    storage: Path, kind: str, interrupt_id: str, *, idempotent: bool, hang: bool
+    storage: Path | str, runs: Path, kind: str, interrupt_id: str, *, idempotent: bool, hang: bool
 ) -> tuple[str, dict[str, Any]]:
     argv = child_argv(
         "approval_resume",
         kind=kind,
         storage_dir=str(storage),
-        log=str(storage / "runs.log"),
+        log=str(runs),
         interrupt_id=interrupt_id,
         idempotent=idempotent,
         hang=hang,
@@ -252,16 +253,32 @@ def resume_in_child(
 def test_a_kill_inside_an_approved_node_tool_then_a_retried_resume_in_a_fresh_process(
     tmp_path: Path, kind: str, idempotent: bool
 ) -> None:
+    kill_then_retry(tmp_path, tmp_path, kind, idempotent)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("kind", KINDS)
+def test_on_postgresql_a_kill_inside_an_approved_node_tool_then_a_retried_resume(
+    tmp_path: Path, postgres_server: str, kind: str
+) -> None:
+    # The node journals live in the session manager and the record replayer, not in a store: PostgreSQL gets them.
+    from pg_cluster import new_database
+
+    kill_then_retry(new_database(postgres_server, "orchestrations"), tmp_path, kind, idempotent=False)
+
+
+def kill_then_retry(storage: Path | str, tmp_path: Path, kind: str, idempotent: bool) -> None:
+    """Pause session 0 on its approval, kill the resume inside the approved tool, retry it, then repeat it."""
     runs = tmp_path / "runs.log"
-    orchestrator: Any = build(kind, tmp_path, 0, runs)
+    orchestrator: Any = build(kind, storage, 0, runs)
     [approval] = orchestrator(TASK).interrupts
     orchestrator.session_manager.close()
 
-    key, _ = resume_in_child(tmp_path, kind, approval.id, idempotent=idempotent, hang=True)
+    key, _ = resume_in_child(storage, runs, kind, approval.id, idempotent=idempotent, hang=True)
     assert key == expected_key(f"{session_id(0)}/{owner_of(kind)}/{payer_path(kind)}", "pay_0")
     assert [(run["id"], run["key"]) for run in tool_runs(runs)] == [("pay_0", key)]
 
-    _, retried = resume_in_child(tmp_path, kind, approval.id, idempotent=idempotent, hang=False)
+    _, retried = resume_in_child(storage, runs, kind, approval.id, idempotent=idempotent, hang=False)
     assert (retried["status"], retried["replayed"]) == ("completed", False)
     [result] = retried["tool_results"]
     events = [(e["event"], e.get("node_id")) for e in retried["audit"] if e["interrupt_id"] == approval.id]
@@ -286,6 +303,6 @@ def test_a_kill_inside_an_approved_node_tool_then_a_retried_resume_in_a_fresh_pr
         )
 
     # A third request repeats the resume once more: the run is over, it replays and runs nothing.
-    _, third = resume_in_child(tmp_path, kind, approval.id, idempotent=idempotent, hang=False)
+    _, third = resume_in_child(storage, runs, kind, approval.id, idempotent=idempotent, hang=False)
     assert (third["status"], third["replayed"]) == ("completed", True)
     assert len(tool_runs(runs)) == (2 if idempotent else 1)
