@@ -68,6 +68,7 @@ class _AgentLog:
         self.pending_size = 0
         self.pending_durable = False
         self.state_pending = False  # an orchestrator's state record waits in the buffer
+        self.state_pending_for: str | None = None  # the node path whose tool batch captured it (None: another write)
         self.buffered = 0  # records buffered so far
         self.durable = 0  # of those, how many are durable
         self.buffer_lock = threading.Lock()  # short: guards the buffer
@@ -165,17 +166,26 @@ class LogPersistence:
     # -- writing ------------------------------------------------------------------------------------------------------
 
     def buffer(
-        self, log: _AgentLog, records: list[dict[str, Any]], size: int, *, durable: bool = False, state: bool = False
+        self,
+        log: _AgentLog,
+        records: list[dict[str, Any]],
+        size: int,
+        *,
+        durable: bool = False,
+        state: bool = False,
+        state_for: str | None = None,
     ) -> int:
         """Add records to the log's buffer; return how many records were buffered so far (a sequence number).
 
-        ``state`` says the records hold an orchestrator's state (`_AgentLog.state_pending` until written).
+        ``state`` says the records hold an orchestrator's state (`_AgentLog.state_pending` until written), captured
+        for the tool batch of the node at ``state_for`` (`_AgentLog.state_pending_for`), or for another write (None).
         """
         with log.buffer_lock:
             log.pending.extend(records)
             log.pending_size += size
             log.pending_durable = log.pending_durable or durable
-            log.state_pending = log.state_pending or state
+            if state:
+                log.state_pending, log.state_pending_for = True, state_for
             log.buffered += len(records)
             return log.buffered
 
@@ -205,6 +215,7 @@ class LogPersistence:
                 records, log.pending, log.pending_size = log.pending, [], 0
                 durable = durable or log.pending_durable
                 log.pending_durable = log.state_pending = False
+                log.state_pending_for = None
                 upto = log.buffered
             if records:
                 self._append(log, records, durable)

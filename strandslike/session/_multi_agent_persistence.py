@@ -44,9 +44,14 @@ class NodeJournalSink:
         self.path = path
 
     async def tool_started(self, attempt: ToolAttempt) -> None:
-        """Write the orchestrator's state (unless one waits to be written) and the intent durably; return then."""
+        """Write the orchestrator's state and the intent durably; return then.
+
+        The tools of one batch of this node share one state (the node's conversation does not change within a
+        batch); a state another write captured (another node's batch, a node's end) may predate this node's last
+        turn, so the state is captured again then.
+        """
         persistence, log = self._logs.persistence, self._log
-        self._logs.buffer_state(log, self._source, unless_pending=True)
+        self._logs.buffer_state(log, self._source, for_path=self.path)
         needed = persistence.buffer(log, [intent_record(attempt, self.path)], 0, durable=True)
         await anyio.lowlevel.checkpoint()  # the other tools starting now add their intents: one write for all
         await persistence.flush_async(log, durable=True, needed=needed)
@@ -103,8 +108,11 @@ class MultiAgentLogs:
             self.logs[source.id] = log
         return log
 
-    def buffer_state(self, log: "_AgentLog", source: Any, *, unless_pending: bool = False) -> None:
+    def buffer_state(self, log: "_AgentLog", source: Any, *, for_path: str | None = None) -> None:
         """Buffer a record of the orchestrator's state as it stands now (built here, in the caller's thread).
+
+        With ``for_path`` (a node's tool batch starting), nothing is buffered if a state captured for a tool batch
+        of that node waits to be written already.
 
         Raises:
             SessionException: An earlier write of this orchestrator failed.
@@ -112,10 +120,10 @@ class MultiAgentLogs:
         """
         if log.failed is not None:
             raise self.persistence.failed(log)
-        if unless_pending and log.state_pending:
+        if for_path is not None and log.state_pending and log.state_pending_for == for_path:
             return
         record, size = multi_agent_record(source.serialize_state(), log.ref.owner_id)
-        self.persistence.buffer(log, [record], size, durable=True, state=True)
+        self.persistence.buffer(log, [record], size, durable=True, state=True, state_for=for_path)
 
     def sync(self, source: Any) -> None:
         """Append the orchestrator's state durably, under its claim if held, else under a short claim."""

@@ -6,9 +6,12 @@ the tool is idempotent or the node agent's policy says to run it again. See `orc
 crash is simulated in-process.
 """
 
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from helpers import answer, answers
 from orchestration_world import SESSION, Died, World, expected_key, tool_results
@@ -18,6 +21,7 @@ from strandslike.interrupt import InterruptAlreadyAnsweredError
 from strandslike.models import ScriptedModel, text, tool_call, turn
 from strandslike.multiagent import GraphBuilder, Status, Swarm
 from strandslike.session import InMemorySessionRepository, LogRef, RepositorySessionManager
+from strandslike.session.session_repository import LogClaim
 from strandslike.tools.executors import SequentialToolExecutor
 from strandslike.types.exceptions import SessionConflictError, SessionException
 
@@ -169,6 +173,75 @@ def test_a_sequential_batch_writes_each_intent_before_its_own_body() -> None:
     builder.set_session_manager(world.manager())
     builder.build()("two steps")
     assert order == ["body 1: 1 intents written", "body 2: 2 intents written"]
+
+
+class SlowDiskRepository(InMemorySessionRepository):
+    """The in-memory store, whose first durable append of an intent takes until the test releases it (a slow disk)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing = threading.Event()
+        self.release = threading.Event()
+
+    def append_log(self, claim: LogClaim, records: Sequence[dict[str, Any]], *, durable: bool, **kwargs: Any) -> None:
+        if durable and not self.writing.is_set() and any(record["k"] == "ti" for record in records):
+            self.writing.set()
+            assert self.release.wait(30), "the test never released the write"
+        super().append_log(claim, records, durable=durable, **kwargs)
+
+
+def tool_use(tool_use_id: str) -> dict[str, Any]:
+    return {"toolUseId": tool_use_id, "name": "pay", "input": {"amount": 1}}
+
+
+async def test_an_intent_carries_its_nodes_last_turn_though_another_nodes_state_waits_to_be_written() -> None:
+    # Two nodes of one batch run tools. While a write holds the log (the first intent of z, on a slow disk), z
+    # starts another tool: its state (x without its last turn) waits in the buffer. Then x's model asks for a tool:
+    # x's intent must come with x's turn, or a crash in x's tool would restore x without the call and ask again.
+    repository = SlowDiskRepository()
+    x = Agent(name="x", model=ScriptedModel([]), callback_handler=None)
+    z = Agent(name="z", model=ScriptedModel([]), callback_handler=None)
+    builder = GraphBuilder()
+    builder.add_node(x, "x")
+    builder.add_node(z, "z")
+    builder.set_graph_id("flow")
+    builder.set_session_manager(RepositorySessionManager(SESSION, repository))
+    graph = builder.build()
+    manager = graph.session_manager
+    manager.begin_multi_agent_invocation(graph)
+    z.messages += [
+        {"role": "user", "content": [{"text": "pay two"}]},
+        {"role": "assistant", "content": [{"toolUse": tool_use("z_1")}, {"toolUse": tool_use("z_2")}]},
+    ]
+    async with anyio.create_task_group() as group:
+        group.start_soon(z.tool_journal.start, tool_use("z_1"))
+        await anyio.to_thread.run_sync(repository.writing.wait)  # z_1's intent is being written, slowly
+        group.start_soon(z.tool_journal.start, tool_use("z_2"))
+        await anyio.lowlevel.checkpoint()  # z_2's state and intent are buffered behind that write
+        x.messages += [
+            {"role": "user", "content": [{"text": "pay one"}]},
+            {"role": "assistant", "content": [{"toolUse": tool_use("x_1")}]},
+        ]
+        group.start_soon(x.tool_journal.start, tool_use("x_1"))
+        await anyio.lowlevel.checkpoint()  # x_1's intent is buffered
+        repository.release.set()
+    manager.end_multi_agent_invocation(graph)
+
+    records = repository.read_log(LogRef(SESSION, "multi_agent", "flow")).records
+    intents = [i for i, record in enumerate(records) if record["k"] == "ti"]
+    assert [records[i]["u"] for i in intents] == ["z_1", "z_2", "x_1"]
+    [state] = [r for r in records[: intents[-1]] if r["k"] == "ms"][-1:]
+    assert state["s"]["nodes"]["x"]["messages"][-1]["content"][0]["toolUse"]["toolUseId"] == "x_1"
+
+    restored = GraphBuilder()
+    fresh_x = Agent(name="x", model=ScriptedModel([]), callback_handler=None)
+    restored.add_node(fresh_x, "x")
+    restored.add_node(Agent(name="z", model=ScriptedModel([]), callback_handler=None), "z")
+    restored.set_graph_id("flow")
+    restored.set_session_manager(RepositorySessionManager(SESSION, repository))
+    restored.build()
+    assert fresh_x.messages[-1]["content"][0]["toolUse"]["toolUseId"] == "x_1"  # a restore finds the call
+    assert [attempt.tool_use_id for attempt in fresh_x.tool_journal.unfinished()] == ["x_1"]
 
 
 def test_idempotency_keys_are_scoped_to_session_orchestrator_and_node_path(tmp_path: Any) -> None:
