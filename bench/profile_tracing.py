@@ -1,0 +1,307 @@
+"""Where a traced cycle's time goes (issue 14's tracing overhead), for whoever makes it cheaper.
+
+    bench/.venv/bin/python bench/profile_tracing.py spy [--no-gc] [--cycles 200 --runs 150]   # pip install py-spy
+    bench/.venv/bin/python bench/profile_tracing.py ideas [--processor batch] [--baseline DIR]  # ways to make them
+
+``spy`` samples bench_core's traced loop (SimpleSpanProcessor, in-memory exporter) from outside the process and
+splits its samples by owner: the OpenTelemetry SDK and API, strandslike's tracing code (``strandslike/telemetry``)
+and the rest of the loop; then the SDK's own-time lines. A garbage collection is charged to the line whose
+allocation triggered it; ``--no-gc`` disables the collector in the profiled process to show the split without it.
+py-spy pauses the process to sample it, so shares are meaningful and absolute times are not.
+
+``ideas`` times, in a tight loop inside a current parent span, each way of making the cycle's two spans that
+bench/README.md ("Tracing benchmark") discusses, in turn, and prints each one's paired difference from the way
+strandslike makes them. ``--baseline DIR`` adds two rows: this checkout's `SpanTracer` and DIR's (a checkout made
+with ``git archive BASE | tar -x -C DIR``), each making a model call's and a tool call's spans for a real agent.
+"""
+
+import argparse
+import asyncio
+import collections
+import gc
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+
+def _provider(processor: str) -> tuple[Any, Any]:
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(
+        SimpleSpanProcessor(exporter) if processor == "simple" else BatchSpanProcessor(exporter)
+    )
+    trace.set_tracer_provider(provider)
+    return provider, exporter
+
+
+def _child(cycles: int, runs: int, no_gc: bool) -> None:
+    """The profiled process: ``runs`` traced invocations of the ``cycles``-cycle loop."""
+    if no_gc:
+        gc.disable()
+    from _scenarios import Framework
+
+    from strandslike.telemetry import enable_tracing
+
+    _, exporter = _provider("simple")
+    enable_tracing()
+    fw = Framework("strandslike")
+
+    async def main() -> None:
+        for _ in range(runs):
+            agent = fw.agent(fw.cycles_model(cycles), [fw.add_one])
+            exporter.clear()
+            await agent.invoke_async("go")
+
+    asyncio.run(main())
+
+
+def spy(args: argparse.Namespace) -> None:
+    spy_bin = Path(sys.executable).parent / "py-spy"
+    if not spy_bin.exists():
+        raise SystemExit(f"py-spy is not installed: {Path(sys.executable).parent / 'pip'} install py-spy")
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.txt"
+        cmd = [str(spy_bin), "record", "-r", "1000", "--full-filenames", "-f", "raw", "-o", str(raw), "--"]
+        cmd += [sys.executable, __file__, "child", "--cycles", str(args.cycles), "--runs", str(args.runs)]
+        cmd += ["--no-gc"] if args.no_gc else []
+        subprocess.run(cmd, check=True, capture_output=True)
+        lines = raw.read_text().splitlines()
+    owners: collections.Counter[str] = collections.Counter()
+    sdk_lines: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in lines:
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        start = next((i for i, frame in enumerate(frames) if frame.startswith("Agent.invoke_async ")), None)
+        if start is None:  # building agents and models, outside bench_core's clock
+            continue
+        loop = frames[start:]
+        total += int(count)
+        # trace_agent wraps the whole invocation: only frames below it that are tracing code count as tracing.
+        tracing = [i for i, frame in enumerate(loop) if "/telemetry/" in frame and "trace_agent" not in frame]
+        sdk = next((i for i, frame in enumerate(loop) if "/opentelemetry/" in frame), None)
+        if sdk is not None:
+            owners["OpenTelemetry SDK and API (called by strandslike's tracing code)"] += int(count)
+            sdk_lines[loop[-1].rsplit("/site-packages/", 1)[-1]] += int(count)
+        elif tracing:
+            owners["strandslike's tracing code itself (strandslike/telemetry)"] += int(count)
+        else:
+            owners["the loop's own work (what an untraced cycle does)"] += int(count)
+    collector = "garbage collector disabled" if args.no_gc else "garbage collector on"
+    print(f"py-spy, {total} samples of {args.runs} traced invocations of {args.cycles} cycles ({collector}), by owner:")
+    for owner, count in owners.most_common():
+        print(f"  {count / total:6.1%}  {owner}")
+    print("the SDK's share by innermost line (garbage collection shows up in whatever line allocated):")
+    for key, count in sdk_lines.most_common(args.top):
+        print(f"  {count / total:6.1%}  {key}")
+
+
+def _ways(tracer: Any) -> dict[str, Any]:
+    """One model call's and one tool call's spans, made each way the README weighs; ``strandslike`` is its way."""
+    from opentelemetry import context, trace
+
+    attach, detach, in_context, current = context.attach, context.detach, trace.set_span_in_context, context.get_current
+    client = trace.SpanKind.CLIENT
+    chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted"}
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "add_one", "gen_ai.tool.type": "function"}
+
+    def end_chat(span: Any, reasons: Any) -> None:
+        span.set_attributes(
+            {"gen_ai.response.finish_reasons": reasons, "gen_ai.usage.input_tokens": 1, "gen_ai.usage.output_tokens": 1}
+        )
+
+    def strandslike() -> None:  # start attributes at creation, made current, end attributes in one call
+        span = tracer.start_span("chat scripted", kind=client, attributes=chat)
+        detach(attach(in_context(span)))
+        end_chat(span, ("tool_use",))
+        span.end()
+        span = tracer.start_span("execute_tool add_one", attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"})
+        detach(attach(in_context(span)))
+        span.end()
+
+    def explicit_parent() -> None:  # the current context read once and passed in (the SDK reads it thrice)
+        parent = current()
+        span = tracer.start_span("chat scripted", context=parent, kind=client, attributes=chat)
+        detach(attach(in_context(span, parent)))
+        end_chat(span, ("tool_use",))
+        span.end()
+        parent = current()
+        span = tracer.start_span(
+            "execute_tool add_one", context=parent, attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"}
+        )
+        detach(attach(in_context(span, parent)))
+        span.end()
+
+    def reasons_list() -> None:  # CPython caches isinstance(list, Sequence), not isinstance(tuple, Sequence)
+        span = tracer.start_span("chat scripted", kind=client, attributes=chat)
+        detach(attach(in_context(span)))
+        end_chat(span, ["tool_use"])
+        span.end()
+        span = tracer.start_span("execute_tool add_one", attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"})
+        detach(attach(in_context(span)))
+        span.end()
+
+    def set_after_start() -> None:  # every attribute by set_attribute after creation: samplers never see them
+        span = tracer.start_span("chat scripted", kind=client)
+        detach(attach(in_context(span)))
+        for key, value in chat.items():
+            span.set_attribute(key, value)
+        span.set_attribute("gen_ai.response.finish_reasons", ("tool_use",))
+        span.set_attribute("gen_ai.usage.input_tokens", 1)
+        span.set_attribute("gen_ai.usage.output_tokens", 1)
+        span.end()
+        span = tracer.start_span("execute_tool add_one")
+        detach(attach(in_context(span)))
+        for key, value in {**tool, "gen_ai.tool.call.id": "tooluse_1"}.items():
+            span.set_attribute(key, value)
+        span.end()
+
+    def not_current() -> None:  # never made current: a tool's or provider's own spans would not nest under them
+        span = tracer.start_span("chat scripted", kind=client, attributes=chat)
+        end_chat(span, ("tool_use",))
+        span.end()
+        span = tracer.start_span("execute_tool add_one", attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"})
+        span.end()
+
+    def empty() -> None:  # no attributes, not current: not a conventional span at all
+        tracer.start_span("chat").end()
+        tracer.start_span("execute_tool").end()
+
+    return {
+        "strandslike": strandslike,
+        "explicit parent": explicit_parent,
+        "reasons as list": reasons_list,
+        "set after start": set_after_start,
+        "not current": not_current,
+        "empty spans": empty,
+    }
+
+
+def _span_tracers(tracer: Any, baseline: str) -> dict[str, Any]:
+    """This checkout's `SpanTracer` and ``baseline``'s, each making one cycle's spans for a real agent."""
+    import importlib.util
+
+    from opentelemetry import trace
+
+    from strandslike import Agent
+    from strandslike.models import ScriptedModel, text
+    from strandslike.telemetry import spans
+
+    # DIR's module is loaded under this package, so its relative imports resolve to this checkout's strandslike.
+    name = "strandslike.telemetry._baseline_spans"
+    spec = importlib.util.spec_from_file_location(name, Path(baseline) / "strandslike" / "telemetry" / "spans.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"no strandslike/telemetry/spans.py under {baseline}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    agent = Agent(model=ScriptedModel([text("-")]), callback_handler=None)
+    use = {"toolUseId": "tooluse_1", "name": "add_one", "input": {"x": 1}}
+    usage = {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}
+    done = {"toolUseId": "tooluse_1", "status": "success", "content": [{"text": "2"}]}
+
+    def cycle(span_tracer: Any) -> Any:
+        def run() -> None:
+            scope = span_tracer.start_chat(agent)
+            span_tracer.end_chat(scope, "tool_use", usage)
+            scope = span_tracer.start_tool(use)
+            span_tracer.end_tool(scope, done)
+
+        return run
+
+    # On the API's no-op tracer the SDK's work is gone and what is left is the tracer's own code (and the API's).
+    noop = trace.NoOpTracer()
+    return {
+        "SpanTracer, this": cycle(spans.SpanTracer(tracer)),
+        "SpanTracer, baseline": cycle(module.SpanTracer(tracer)),
+        "no-op SDK, this": cycle(spans.SpanTracer(noop)),
+        "no-op SDK, baseline": cycle(module.SpanTracer(noop)),
+    }
+
+
+def ideas(args: argparse.Namespace) -> None:
+    from opentelemetry import context, trace
+
+    provider, exporter = _provider(args.processor)
+    tracer = trace.get_tracer("bench")
+    ways = _ways(tracer)
+    if args.baseline:
+        ways.update(_span_tracers(tracer, args.baseline))
+    parent = tracer.start_span("invoke_agent")
+    token = context.attach(trace.set_span_in_context(parent))
+    samples: dict[str, list[float]] = {name: [] for name in ways}
+    for number in range(args.rounds):
+        for name in list(ways) if number % 2 == 0 else reversed(list(ways)):
+            exporter.clear()
+            gc.collect()
+            cpu = time.process_time()
+            for done in range(1, args.n + 1):
+                ways[name]()
+                if done % 200 == 0:  # as the loop does per invocation; a batch queue (2048) would drop spans
+                    provider.force_flush()
+            provider.force_flush()
+            if len(exporter.get_finished_spans()) != (0 if name.startswith("no-op") else 2 * args.n):
+                raise AssertionError(f"{name}: {len(exporter.get_finished_spans())} spans for {args.n} cycles")
+            samples[name].append((time.process_time() - cpu) * 1e6 / args.n)
+    context.detach(token)
+    parent.end()
+    for kind in ("SpanTracer", "no-op SDK") if args.baseline else ():
+        theirs, ours = samples[f"{kind}, baseline"], samples[f"{kind}, this"]
+        deltas = [value - base for value, base in zip(theirs, ours, strict=True)]
+        low, _, high = statistics.quantiles(deltas, n=4)
+        print(
+            f"{kind}: baseline {statistics.median(theirs):.2f}, this checkout {statistics.median(ours):.2f} us per "
+            f"cycle; baseline - this, paired: {statistics.median(deltas):+.2f} (IQR {low:+.2f} to {high:+.2f})"
+        )
+    base = samples["strandslike"]
+    print(f"us of CPU per cycle's two spans ({args.processor} processor), {args.rounds} rounds of {args.n}:")
+    for name, values in samples.items():
+        deltas = [value - ours for value, ours in zip(values, base, strict=True)]
+        low, _, high = statistics.quantiles(deltas, n=4)
+        print(
+            f"  {name:18} median {statistics.median(values):6.2f}  vs strandslike, paired: "
+            f"{statistics.median(deltas):+6.2f} (IQR {low:+.2f} to {high:+.2f})"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    spy_parser = sub.add_parser("spy", help="py-spy the traced loop")
+    spy_parser.add_argument("--cycles", type=int, default=200)
+    spy_parser.add_argument("--runs", type=int, default=150)
+    spy_parser.add_argument("--top", type=int, default=15)
+    spy_parser.add_argument("--no-gc", action="store_true", help="disable the garbage collector while profiling")
+    child = sub.add_parser("child")
+    child.add_argument("--no-gc", action="store_true")
+    child.add_argument("--cycles", type=int, default=200)
+    child.add_argument("--runs", type=int, default=150)
+    ideas_parser = sub.add_parser("ideas", help="time ways of making the cycle's spans")
+    ideas_parser.add_argument("--processor", choices=("simple", "batch"), default="simple")
+    ideas_parser.add_argument("--rounds", type=int, default=15)
+    ideas_parser.add_argument("--n", type=int, default=3000)
+    ideas_parser.add_argument("--baseline", metavar="DIR", help="also time DIR's SpanTracer against this one's")
+    args = parser.parse_args()
+    if args.command == "child":
+        _child(args.cycles, args.runs, args.no_gc)
+    elif args.command == "spy":
+        spy(args)
+    else:
+        ideas(args)
+
+
+if __name__ == "__main__":
+    main()
