@@ -421,3 +421,18 @@ def test_a_real_provider_names_itself_in_the_spans(spans: InMemorySpanExporter):
     assert (chat.attributes["gen_ai.usage.input_tokens"], chat.attributes["gen_ai.usage.output_tokens"]) == (12, 3)
     [invoke] = named["invoke_agent greeter"]
     assert invoke.attributes["gen_ai.provider.name"] == "openai"
+
+
+def test_a_model_id_changed_between_calls_names_the_next_chat_span(spans: InMemorySpanExporter):
+    # The model id is read per model call: a changed id names the next chat span (a cache must not reuse the old one).
+    model = ScriptedModel([text("one"), text("two"), text("three")])
+    agent = Agent(model=model)
+    agent("first")
+    model.update_config(model_id="renamed")
+    agent("second")
+    model.update_config(model_id="scripted")
+    agent("third")
+    chats = [span for span in spans.get_finished_spans() if span.name.startswith("chat")]
+    assert [span.name for span in chats] == ["chat scripted", "chat renamed", "chat scripted"]
+    assert [span.attributes["gen_ai.request.model"] for span in chats] == ["scripted", "renamed", "scripted"]
+
