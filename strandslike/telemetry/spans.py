@@ -97,14 +97,18 @@ class SpanTracer:
         self.tracer = tracer
         self._attach = context.attach
         self._detach = context.detach
+        self._get_current = context.get_current
         self._in_context = trace.set_span_in_context
         self._current_span = trace.get_current_span
         self._client = trace.SpanKind.CLIENT
         self._internal = trace.SpanKind.INTERNAL
 
     def _start(self, name: str, attributes: dict[str, Any], kind: Any) -> SpanScope:
-        span = self.tracer.start_span(name, kind=kind, attributes=attributes)
-        return SpanScope(span, self._attach(self._in_context(span)), self._detach)
+        # The current context is read once and passed on: left to itself, the SDK reads it for the parent, again
+        # in the sampler, and once more to make the new span current.
+        parent = self._get_current()
+        span = self.tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
+        return SpanScope(span, self._attach(self._in_context(span, parent)), self._detach)
 
     # -- agents and model calls ----------------------------------------------------------------------------------
 
@@ -147,7 +151,7 @@ class SpanTracer:
         """End an invocation's span with its stop reason and the tokens it used."""
         attributes: dict[str, Any] = {}
         if result is not None:
-            attributes["gen_ai.response.finish_reasons"] = (str(result.stop_reason),)
+            attributes["gen_ai.response.finish_reasons"] = [str(result.stop_reason)]
             if result.replayed:
                 attributes["strandslike.replayed"] = True
             if result.interrupts:
@@ -173,10 +177,19 @@ class SpanTracer:
         return self._start("chat", attributes, self._client)
 
     def end_chat(self, scope: SpanScope, stop_reason: str, usage: Any) -> None:
-        """End a model call's span with its finish reason and token usage."""
+        """End a model call's span with its finish reason and token usage.
+
+        The finish reasons go in as a list; the SDK stores a tuple either way, but CPython answers
+        ``isinstance(list, Sequence)`` from the ABC cache and ``isinstance(tuple, Sequence)`` by a Python call to
+        ``ABCMeta.__subclasscheck__`` every time (``tuple`` is registered on ``Sequence`` directly, and a direct
+        registration is never cached).
+        """
+        if not scope.span.is_recording():  # sampled out: nothing to record
+            scope.end()
+            return
         scope.end(
             {
-                "gen_ai.response.finish_reasons": (stop_reason,),
+                "gen_ai.response.finish_reasons": [stop_reason],
                 "gen_ai.usage.input_tokens": usage.get("inputTokens", 0),
                 "gen_ai.usage.output_tokens": usage.get("outputTokens", 0),
             }

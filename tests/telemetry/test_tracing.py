@@ -436,3 +436,72 @@ def test_a_model_id_changed_between_calls_names_the_next_chat_span(spans: InMemo
     assert [span.name for span in chats] == ["chat scripted", "chat renamed", "chat scripted"]
     assert [span.attributes["gen_ai.request.model"] for span in chats] == ["scripted", "renamed", "scripted"]
 
+
+def test_spans_a_tool_makes_itself_nest_under_its_execute_tool_span(spans: InMemorySpanExporter):
+    # The tracer passes the parent context to the SDK explicitly; the span it starts must still be the current one
+    # while the tool runs, so an instrumented library's spans become its children.
+    from opentelemetry import trace
+
+    inner = TracerProvider()
+    inner.add_span_processor(SimpleSpanProcessor(spans))
+
+    @tool
+    def query(sql: str) -> str:
+        """Run a query.
+
+        Args:
+            sql: The query.
+        """
+        with inner.get_tracer("db").start_as_current_span("db.query"):
+            assert trace.get_current_span().is_recording()
+        return "1 row"
+
+    model = ScriptedModel([tool_call("query", sql="select 1", tool_use_id="q1"), text("done")])
+    Agent(name="reader", model=model, tools=[query])("go")
+    named = by_name(spans.get_finished_spans())
+    [invoke], [db], [execute] = named["invoke_agent reader"], named["db.query"], named["execute_tool query"]
+    assert parent_of(db) == execute.context.span_id
+    assert parent_of(execute) == invoke.context.span_id
+    assert [parent_of(chat) for chat in named["chat scripted"]] == [invoke.context.span_id] * 2
+    assert {span.context.trace_id for span in spans.get_finished_spans()} == {invoke.context.trace_id}
+
+
+def test_sampled_out_spans_record_nothing_and_change_nothing():
+    # A sampler that drops every chat span: the run is unchanged, no chat span is exported, and the spans it keeps
+    # still nest under the invocation (a dropped chat span is current while it runs, then gone).
+    from opentelemetry.sdk.trace.sampling import ALWAYS_ON, Decision, Sampler, SamplingResult
+
+    class NoChat(Sampler):
+        def should_sample(self, parent_context: Any, trace_id: int, name: str, *args: Any, **kwargs: Any) -> Any:
+            if name.startswith("chat"):
+                return SamplingResult(Decision.DROP)
+            return ALWAYS_ON.should_sample(parent_context, trace_id, name, *args, **kwargs)
+
+        def get_description(self) -> str:
+            return "NoChat"
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=NoChat())
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    enable_tracing(provider)
+    try:
+        model = ScriptedModel([tool_call("transfer", to="robin", amount=5, tool_use_id="t1"), text("done")])
+        agent = Agent(name="payer", model=model, tools=[transfer])
+        paused = agent("pay robin")
+        [interrupt] = paused.interrupts
+        result = agent([{"interruptResponse": {"interruptId": interrupt.id, "response": "y"}}])
+    finally:
+        disable_tracing()
+    assert result.stop_reason == "end_turn"
+    assert agent.messages[-2]["content"][0]["toolResult"]["content"][0]["text"] == "sent 5 to robin"
+    named = by_name(exporter.get_finished_spans())
+    assert sorted(named) == ["execute_tool transfer", "invoke_agent payer"]
+    invokes = named["invoke_agent payer"]
+    assert [invoke.attributes["gen_ai.response.finish_reasons"] for invoke in invokes] == [
+        ("interrupt",),
+        ("end_turn",),
+    ]
+    paused_call, resumed_call = named["execute_tool transfer"]
+    assert [parent_of(paused_call), parent_of(resumed_call)] == [invoke.context.span_id for invoke in invokes]
+    assert paused_call.attributes["strandslike.tool.status"] == "interrupted"
+    assert [name for name, _ in events(paused_call)] == ["strandslike.interrupt.raised"]
