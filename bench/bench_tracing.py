@@ -88,26 +88,28 @@ def _bare_spans() -> dict[str, Any]:
     from opentelemetry import context, trace
 
     attach, detach, in_context = context.attach, context.detach, trace.set_span_in_context
+    current = context.get_current
     client = trace.SpanKind.CLIENT
     chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted"}
 
     def start_chat(self: Any, agent: Any) -> Any:
-        span = self.tracer.start_span("chat scripted", kind=client, attributes=chat)
-        return span, attach(in_context(span))
+        parent = current()
+        span = self.tracer.start_span("chat scripted", context=parent, kind=client, attributes=chat)
+        return span, attach(in_context(span, parent))
 
     def end_chat(self: Any, scope: Any, stop_reason: str, usage: Any) -> None:
         span, token = scope
         detach(token)
         span.set_attributes(
             {
-                "gen_ai.response.finish_reasons": (stop_reason,),
+                "gen_ai.response.finish_reasons": [stop_reason],
                 "gen_ai.usage.input_tokens": usage["inputTokens"],
                 "gen_ai.usage.output_tokens": usage["outputTokens"],
             }
         )
         span.end()
 
-    def start_tool(self: Any, tool_use: Any) -> Any:
+    def start_tool(self: Any, tool_use: Any, agent: Any = None) -> Any:
         name = tool_use["name"]
         attributes = {
             "gen_ai.operation.name": "execute_tool",
@@ -115,8 +117,9 @@ def _bare_spans() -> dict[str, Any]:
             "gen_ai.tool.call.id": tool_use["toolUseId"],
             "gen_ai.tool.type": "function",
         }
-        span = self.tracer.start_span(f"execute_tool {name}", attributes=attributes)
-        return span, attach(in_context(span))
+        parent = current()
+        span = self.tracer.start_span(f"execute_tool {name}", context=parent, attributes=attributes)
+        return span, attach(in_context(span, parent))
 
     def end_tool(self: Any, scope: Any, outcome: Any) -> None:
         span, token = scope
@@ -282,17 +285,19 @@ def _sdk_cycles() -> dict[str, Any]:
 
     tracer = trace.get_tracer("bench")
     attach, detach, in_context = context.attach, context.detach, trace.set_span_in_context
+    current = context.get_current
     client = trace.SpanKind.CLIENT
     chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted"}
     usage = {"inputTokens": 1, "outputTokens": 1}
 
     def conventional(n: int) -> None:
         for number in range(1, n + 1):
-            span = tracer.start_span("chat scripted", kind=client, attributes=chat)
-            detach(attach(in_context(span)))
+            parent = current()
+            span = tracer.start_span("chat scripted", context=parent, kind=client, attributes=chat)
+            detach(attach(in_context(span, parent)))
             span.set_attributes(
                 {
-                    "gen_ai.response.finish_reasons": ("tool_use",),
+                    "gen_ai.response.finish_reasons": ["tool_use"],
                     "gen_ai.usage.input_tokens": usage["inputTokens"],
                     "gen_ai.usage.output_tokens": usage["outputTokens"],
                 }
@@ -304,8 +309,9 @@ def _sdk_cycles() -> dict[str, Any]:
                 "gen_ai.tool.call.id": f"tooluse_{number}",
                 "gen_ai.tool.type": "function",
             }
-            span = tracer.start_span("execute_tool add_one", attributes=attributes)
-            detach(attach(in_context(span)))
+            parent = current()
+            span = tracer.start_span("execute_tool add_one", context=parent, attributes=attributes)
+            detach(attach(in_context(span, parent)))
             span.end()
 
     def empty(n: int) -> None:

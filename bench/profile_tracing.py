@@ -2,6 +2,7 @@
 
     bench/.venv/bin/python bench/profile_tracing.py spy [--no-gc] [--cycles 200 --runs 150]   # pip install py-spy
     bench/.venv/bin/python bench/profile_tracing.py ideas [--processor batch] [--baseline DIR]  # ways to make them
+    bench/.venv/bin/python bench/profile_tracing.py calls                   # function calls per cycle, by owner
 
 ``spy`` samples bench_core's traced loop (SimpleSpanProcessor, in-memory exporter) from outside the process and
 splits its samples by owner: the OpenTelemetry SDK and API, strandslike's tracing code (``strandslike/telemetry``)
@@ -13,6 +14,10 @@ py-spy pauses the process to sample it, so shares are meaningful and absolute ti
 bench/README.md ("Tracing benchmark") discusses, in turn, and prints each one's paired difference from the way
 strandslike makes them. ``--baseline DIR`` adds two rows: this checkout's `SpanTracer` and DIR's (a checkout made
 with ``git archive BASE | tar -x -C DIR``), each making a model call's and a tool call's spans for a real agent.
+
+``calls`` counts (with cProfile, so load cannot disturb it) the function calls per cycle of the 200-cycle loop
+untraced and traced, split by owner, and of the same cycle's two spans made by the SDK alone with no agent: a
+measure of the work tracing adds that does not depend on the machine.
 """
 
 import argparse
@@ -123,16 +128,29 @@ def _ways(tracer: Any) -> dict[str, Any]:
             {"gen_ai.response.finish_reasons": reasons, "gen_ai.usage.input_tokens": 1, "gen_ai.usage.output_tokens": 1}
         )
 
-    def strandslike() -> None:  # start attributes at creation, made current, end attributes in one call
+    def strandslike() -> None:  # the current context read once, start attributes at creation, made current
+        parent = current()
+        span = tracer.start_span("chat scripted", context=parent, kind=client, attributes=chat)
+        detach(attach(in_context(span, parent)))
+        end_chat(span, ["tool_use"])
+        span.end()
+        parent = current()
+        span = tracer.start_span(
+            "execute_tool add_one", context=parent, attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"}
+        )
+        detach(attach(in_context(span, parent)))
+        span.end()
+
+    def sdk_reads_context() -> None:  # main's way before: the SDK reads the current context three times per span
         span = tracer.start_span("chat scripted", kind=client, attributes=chat)
         detach(attach(in_context(span)))
-        end_chat(span, ("tool_use",))
+        end_chat(span, ["tool_use"])
         span.end()
         span = tracer.start_span("execute_tool add_one", attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"})
         detach(attach(in_context(span)))
         span.end()
 
-    def explicit_parent() -> None:  # the current context read once and passed in (the SDK reads it thrice)
+    def reasons_tuple() -> None:  # main's way before: CPython never caches isinstance(tuple, Sequence)
         parent = current()
         span = tracer.start_span("chat scripted", context=parent, kind=client, attributes=chat)
         detach(attach(in_context(span, parent)))
@@ -145,33 +163,26 @@ def _ways(tracer: Any) -> dict[str, Any]:
         detach(attach(in_context(span, parent)))
         span.end()
 
-    def reasons_list() -> None:  # CPython caches isinstance(list, Sequence), not isinstance(tuple, Sequence)
-        span = tracer.start_span("chat scripted", kind=client, attributes=chat)
-        detach(attach(in_context(span)))
-        end_chat(span, ["tool_use"])
-        span.end()
-        span = tracer.start_span("execute_tool add_one", attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"})
-        detach(attach(in_context(span)))
-        span.end()
-
     def set_after_start() -> None:  # every attribute by set_attribute after creation: samplers never see them
-        span = tracer.start_span("chat scripted", kind=client)
-        detach(attach(in_context(span)))
+        parent = current()
+        span = tracer.start_span("chat scripted", context=parent, kind=client)
+        detach(attach(in_context(span, parent)))
         for key, value in chat.items():
             span.set_attribute(key, value)
-        span.set_attribute("gen_ai.response.finish_reasons", ("tool_use",))
+        span.set_attribute("gen_ai.response.finish_reasons", ["tool_use"])
         span.set_attribute("gen_ai.usage.input_tokens", 1)
         span.set_attribute("gen_ai.usage.output_tokens", 1)
         span.end()
-        span = tracer.start_span("execute_tool add_one")
-        detach(attach(in_context(span)))
+        parent = current()
+        span = tracer.start_span("execute_tool add_one", context=parent)
+        detach(attach(in_context(span, parent)))
         for key, value in {**tool, "gen_ai.tool.call.id": "tooluse_1"}.items():
             span.set_attribute(key, value)
         span.end()
 
     def not_current() -> None:  # never made current: a tool's or provider's own spans would not nest under them
         span = tracer.start_span("chat scripted", kind=client, attributes=chat)
-        end_chat(span, ("tool_use",))
+        end_chat(span, ["tool_use"])
         span.end()
         span = tracer.start_span("execute_tool add_one", attributes={**tool, "gen_ai.tool.call.id": "tooluse_1"})
         span.end()
@@ -182,8 +193,8 @@ def _ways(tracer: Any) -> dict[str, Any]:
 
     return {
         "strandslike": strandslike,
-        "explicit parent": explicit_parent,
-        "reasons as list": reasons_list,
+        "SDK reads context": sdk_reads_context,
+        "reasons as tuple": reasons_tuple,
         "set after start": set_after_start,
         "not current": not_current,
         "empty spans": empty,
@@ -217,7 +228,7 @@ def _span_tracers(tracer: Any, baseline: str) -> dict[str, Any]:
         def run() -> None:
             scope = span_tracer.start_chat(agent)
             span_tracer.end_chat(scope, "tool_use", usage)
-            scope = span_tracer.start_tool(use)
+            scope = span_tracer.start_tool(use, agent)
             span_tracer.end_tool(scope, done)
 
         return run
@@ -277,6 +288,62 @@ def ideas(args: argparse.Namespace) -> None:
         )
 
 
+def _count_calls(run: Any) -> collections.Counter[str]:
+    """Function calls (Python and builtin) made by ``run()``, by owner."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.enable()
+    run()
+    profile.disable()
+    owners: collections.Counter[str] = collections.Counter()
+    for (filename, _, _), (_, count, _, _, _) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+        if "/opentelemetry/" in filename:
+            owners["OpenTelemetry"] += count
+        elif "/strandslike/telemetry/" in filename:
+            owners["strandslike/telemetry"] += count
+        elif "/strandslike/" in filename or "/bench/" in filename:
+            owners["strandslike's loop and the scenario"] += count
+        elif filename == "~":
+            owners["builtins"] += count
+        else:
+            owners["Python's library (asyncio, abc, enum...)"] += count
+    return owners
+
+
+def calls(args: argparse.Namespace) -> None:
+    from _scenarios import Framework
+    from bench_tracing import _sdk_cycles
+
+    from strandslike.telemetry import disable_tracing, enable_tracing
+
+    _, exporter = _provider("simple")
+    fw = Framework("strandslike")
+    cycles = args.cycles
+
+    def loop(traced: bool) -> Any:
+        (enable_tracing if traced else disable_tracing)()
+        agent = fw.agent(fw.cycles_model(cycles), [fw.add_one])
+        return lambda: asyncio.run(agent.invoke_async("go"))
+
+    sdk = _sdk_cycles()["sdk"]
+    loop(True)(), loop(False)()  # warm-up: imports and first-call caches
+    counts = {
+        "untraced loop": _count_calls(loop(False)),
+        "traced loop": _count_calls(loop(True)),
+        "SDK alone (the cycle's two spans, no agent)": _count_calls(lambda: sdk(cycles)),
+    }
+    exporter.clear()
+    print(f"function calls per cycle ({cycles}-cycle invocations; asyncio.run's set-up included, spread over them)")
+    for name, owners in counts.items():
+        total = sum(owners.values())
+        split = ", ".join(f"{owner} {count / cycles:.1f}" for owner, count in owners.most_common())
+        print(f"  {name:44} {total / cycles:6.1f}  ({split})")
+    added = sum(counts["traced loop"].values()) - sum(counts["untraced loop"].values())
+    print(f"  {'added by tracing (traced - untraced)':44} {added / cycles:6.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -294,8 +361,12 @@ def main() -> None:
     ideas_parser.add_argument("--rounds", type=int, default=15)
     ideas_parser.add_argument("--n", type=int, default=3000)
     ideas_parser.add_argument("--baseline", metavar="DIR", help="also time DIR's SpanTracer against this one's")
+    calls_parser = sub.add_parser("calls", help="count function calls per cycle, by owner")
+    calls_parser.add_argument("--cycles", type=int, default=200)
     args = parser.parse_args()
-    if args.command == "child":
+    if args.command == "calls":
+        calls(args)
+    elif args.command == "child":
         _child(args.cycles, args.runs, args.no_gc)
     elif args.command == "spy":
         spy(args)
