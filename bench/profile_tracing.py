@@ -3,6 +3,8 @@
     bench/.venv/bin/python bench/profile_tracing.py spy [--no-gc] [--cycles 200 --runs 150]   # pip install py-spy
     bench/.venv/bin/python bench/profile_tracing.py ideas [--processor batch] [--baseline DIR]  # ways to make them
     bench/.venv/bin/python bench/profile_tracing.py calls                   # function calls per cycle, by owner
+    bench/.venv/bin/python bench/profile_tracing.py ab --baseline DIR       # this SpanTracer against DIR's, in the loop
+    bench/.venv/bin/python bench/profile_tracing.py gc                      # what garbage collection costs a cycle
 
 ``spy`` samples bench_core's traced loop (SimpleSpanProcessor, in-memory exporter) from outside the process and
 splits its samples by owner: the OpenTelemetry SDK and API, strandslike's tracing code (``strandslike/telemetry``)
@@ -18,6 +20,12 @@ with ``git archive BASE | tar -x -C DIR``), each making a model call's and a too
 ``calls`` counts (with cProfile, so load cannot disturb it) the function calls per cycle of the 200-cycle loop
 untraced and traced, split by owner, and of the same cycle's two spans made by the SDK alone with no agent: a
 measure of the work tracing adds that does not depend on the machine.
+
+``ab`` runs the traced 200-cycle loop in one process with this checkout's `SpanTracer` and DIR's in turn (the
+same SDK tracer, provider and exporter; only the tracer strandslike's components ask for differs) and prints the
+paired difference: a change to the tracing code, measured in the loop, without the subprocess workers' bias.
+
+``gc`` times (with ``gc.callbacks``) the collections the 200-cycle loop triggers, untraced and traced.
 """
 
 import argparse
@@ -201,17 +209,10 @@ def _ways(tracer: Any) -> dict[str, Any]:
     }
 
 
-def _span_tracers(tracer: Any, baseline: str) -> dict[str, Any]:
-    """This checkout's `SpanTracer` and ``baseline``'s, each making one cycle's spans for a real agent."""
+def _baseline_spans(baseline: str) -> Any:
+    """DIR's ``strandslike/telemetry/spans.py``, loaded under this package (its relative imports resolve here)."""
     import importlib.util
 
-    from opentelemetry import trace
-
-    from strandslike import Agent
-    from strandslike.models import ScriptedModel, text
-    from strandslike.telemetry import spans
-
-    # DIR's module is loaded under this package, so its relative imports resolve to this checkout's strandslike.
     name = "strandslike.telemetry._baseline_spans"
     spec = importlib.util.spec_from_file_location(name, Path(baseline) / "strandslike" / "telemetry" / "spans.py")
     if spec is None or spec.loader is None:
@@ -219,6 +220,18 @@ def _span_tracers(tracer: Any, baseline: str) -> dict[str, Any]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+def _span_tracers(tracer: Any, baseline: str) -> dict[str, Any]:
+    """This checkout's `SpanTracer` and ``baseline``'s, each making one cycle's spans for a real agent."""
+    from opentelemetry import trace
+
+    from strandslike import Agent
+    from strandslike.models import ScriptedModel, text
+    from strandslike.telemetry import spans
+
+    module = _baseline_spans(baseline)
     agent = Agent(model=ScriptedModel([text("-")]), callback_handler=None)
     use = {"toolUseId": "tooluse_1", "name": "add_one", "input": {"x": 1}}
     usage = {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}
@@ -344,6 +357,97 @@ def calls(args: argparse.Namespace) -> None:
     print(f"  {'added by tracing (traced - untraced)':44} {added / cycles:6.1f}")
 
 
+def ab(args: argparse.Namespace) -> None:
+    from _scenarios import Framework
+    from opentelemetry import trace
+
+    from strandslike.telemetry import enable_tracing, spans
+
+    _, exporter = _provider("simple")
+    enable_tracing()
+    tracer = trace.get_tracer("strandslike")
+    tracers = {"this": spans.SpanTracer(tracer), "baseline": _baseline_spans(args.baseline).SpanTracer(tracer)}
+    fw = Framework("strandslike")
+    cycles = args.cycles
+
+    async def one(which: str) -> float:
+        spans._active = tracers[which]  # what current_tracer() returns: enable_tracing() with this class
+        agent = fw.agent(fw.cycles_model(cycles), [fw.add_one])
+        exporter.clear()
+        gc.collect()
+        cpu = time.process_time()
+        await agent.invoke_async("go")
+        cpu = time.process_time() - cpu
+        if len(exporter.get_finished_spans()) < 2 * cycles:
+            raise AssertionError(f"{which}: {len(exporter.get_finished_spans())} spans for {cycles} cycles")
+        return cpu * 1e6 / cycles
+
+    async def main() -> dict[str, list[float]]:
+        await one("this"), await one("baseline")  # warm-up
+        samples: dict[str, list[float]] = {"this": [], "baseline": []}
+        for number in range(args.pairs):
+            for which in ("this", "baseline") if number % 2 else ("baseline", "this"):
+                samples[which].append(await one(which))
+        return samples
+
+    samples = asyncio.run(main())
+    deltas = [mine - theirs for mine, theirs in zip(samples["this"], samples["baseline"], strict=True)]
+    low, _, high = statistics.quantiles(deltas, n=4)
+    print(
+        f"traced {cycles}-cycle loop, us of CPU per cycle: this checkout {statistics.median(samples['this']):.1f}, "
+        f"baseline {statistics.median(samples['baseline']):.1f}; this - baseline, paired: "
+        f"{statistics.median(deltas):+.2f} (IQR {low:+.2f} to {high:+.2f}, n={len(deltas)})"
+    )
+
+
+def collections_cost(args: argparse.Namespace) -> None:
+    from _scenarios import Framework
+
+    from strandslike.telemetry import disable_tracing, enable_tracing
+
+    _, exporter = _provider("simple")
+    fw = Framework("strandslike")
+    cycles = args.cycles
+    seen: dict[str, Any] = {"count": 0, "cpu": 0.0, "started": 0.0}
+
+    def on_collection(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            seen["started"] = time.process_time()
+            seen["count"] += 1
+        else:
+            seen["cpu"] += time.process_time() - seen["started"]
+
+    async def one(traced: bool) -> tuple[float, float, int]:
+        (enable_tracing if traced else disable_tracing)()
+        agent = fw.agent(fw.cycles_model(cycles), [fw.add_one])
+        exporter.clear()
+        gc.collect()
+        seen.update(count=0, cpu=0.0)
+        cpu = time.process_time()
+        await agent.invoke_async("go")
+        cpu = time.process_time() - cpu
+        return cpu * 1e6 / cycles, seen["cpu"] * 1e6 / cycles, seen["count"]
+
+    async def main() -> dict[bool, list[tuple[float, float, int]]]:
+        await one(True), await one(False)
+        samples: dict[bool, list[tuple[float, float, int]]] = {False: [], True: []}
+        for _ in range(args.pairs):
+            for traced in (False, True):
+                samples[traced].append(await one(traced))
+        return samples
+
+    gc.callbacks.append(on_collection)
+    samples = asyncio.run(main())
+    gc.callbacks.remove(on_collection)
+    print(f"{cycles}-cycle invocations, {args.pairs} each, medians, us of CPU per cycle:")
+    for traced, rows in samples.items():
+        total, collecting, count = (statistics.median(row[i] for row in rows) for i in range(3))
+        print(
+            f"  {'traced' if traced else 'untraced':8} {total:6.1f}, of which garbage collection {collecting:4.1f} "
+            f"({count:.0f} collections per invocation)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -363,8 +467,19 @@ def main() -> None:
     ideas_parser.add_argument("--baseline", metavar="DIR", help="also time DIR's SpanTracer against this one's")
     calls_parser = sub.add_parser("calls", help="count function calls per cycle, by owner")
     calls_parser.add_argument("--cycles", type=int, default=200)
+    ab_parser = sub.add_parser("ab", help="this SpanTracer against DIR's, in the traced loop")
+    ab_parser.add_argument("--baseline", metavar="DIR", required=True)
+    ab_parser.add_argument("--cycles", type=int, default=200)
+    ab_parser.add_argument("--pairs", type=int, default=60)
+    gc_parser = sub.add_parser("gc", help="what garbage collection costs the loop, untraced and traced")
+    gc_parser.add_argument("--cycles", type=int, default=200)
+    gc_parser.add_argument("--pairs", type=int, default=20)
     args = parser.parse_args()
-    if args.command == "calls":
+    if args.command == "gc":
+        collections_cost(args)
+    elif args.command == "ab":
+        ab(args)
+    elif args.command == "calls":
         calls(args)
     elif args.command == "child":
         _child(args.cycles, args.runs, args.no_gc)
