@@ -125,11 +125,14 @@ class FileLogStore(LogSessionRepository):
         """
         if self.read_session(session.session_id) is not None:
             raise SessionException(f"Session {session.session_id} already exists")
-        path = self._storage.path(self._session_parts(session.session_id)) / "session.json"
-        with self._storage.directory(self._session_parts(session.session_id), create=True) as dir_fd:
+        parts = self._session_parts(session.session_id)
+        path = self._storage.path(parts) / "session.json"
+        with self._storage.directory(parts, create=True, durable=self.fsync) as dir_fd:
             assert dir_fd is not None  # created
             try:
-                write_json_atomic(dir_fd, "session.json", {**session.to_dict(), "format": SESSION_FORMAT})
+                write_json_atomic(
+                    dir_fd, "session.json", {**session.to_dict(), "format": SESSION_FORMAT}, durable=self.fsync
+                )
             except OSError as exc:
                 raise SessionStorageError(str(path), exc) from exc
         return session
@@ -325,7 +328,7 @@ class FileLogStore(LogSessionRepository):
             SessionCorruptError: A file in the way is a symlink or not a regular file.
         """
         parts, path = self._location(ref)
-        dir_fd = self._storage.open_dir(parts, create=True)
+        dir_fd = self._storage.open_dir(parts, create=True, durable=self.fsync)
         assert dir_fd is not None  # created
         handle: FileClaim | None = None
         try:

@@ -94,12 +94,14 @@ class StorageDir:
         """Return the path of ``parts`` below the root, for messages."""
         return self.root.joinpath(*parts)
 
-    def open_dir(self, parts: Sequence[str], *, create: bool = False) -> int | None:
+    def open_dir(self, parts: Sequence[str], *, create: bool = False, durable: bool = False) -> int | None:
         """Open the directory ``root/parts...``; return its descriptor, or None if it does not exist.
 
         Args:
             parts: The path components below the root.
             create: Create missing directories (owner-only) instead of returning None.
+            durable: With ``create``, ``fsync`` the parent of each directory created, so that its name survives a
+                machine crash (POSIX makes a new directory entry durable only through its parent).
 
         Raises:
             SessionCorruptError: A component is a symlink or not a directory.
@@ -115,7 +117,9 @@ class StorageDir:
             raise SessionCorruptError(str(self.root), "is not a directory; pass a storage directory") from None
         for depth, name in enumerate(parts):
             try:
-                child = _open_child_dir(fd, name, create)
+                child, created = _open_child_dir(fd, name, create)
+                if created and durable:
+                    os.fsync(fd)
             except OSError as exc:
                 os.close(fd)
                 raise _dir_error(self.path(parts[: depth + 1]), exc) from None
@@ -126,9 +130,9 @@ class StorageDir:
         return fd
 
     @contextmanager
-    def directory(self, parts: Sequence[str], *, create: bool = False) -> Iterator[int | None]:
-        """Open ``root/parts...`` for the duration of a ``with`` block (None if it does not exist)."""
-        fd = self.open_dir(parts, create=create)
+    def directory(self, parts: Sequence[str], *, create: bool = False, durable: bool = False) -> Iterator[int | None]:
+        """Open ``root/parts...`` for the duration of a ``with`` block (None if it does not exist); see `open_dir`."""
+        fd = self.open_dir(parts, create=create, durable=durable)
         try:
             yield fd
         finally:
@@ -136,17 +140,19 @@ class StorageDir:
                 os.close(fd)
 
 
-def _open_child_dir(parent: int, name: str, create: bool) -> int | None:
+def _open_child_dir(parent: int, name: str, create: bool) -> tuple[int | None, bool]:
+    """Open (or, with ``create``, make) the directory ``name`` in ``parent``; return it and whether it was made."""
     try:
-        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+        return os.open(name, _DIR_FLAGS, dir_fd=parent), False
     except FileNotFoundError:
         if not create:
-            return None
+            return None, False
+    created = True
     try:
         os.mkdir(name, DIR_MODE, dir_fd=parent)
     except FileExistsError:
-        pass  # a concurrent creator
-    return os.open(name, _DIR_FLAGS, dir_fd=parent)
+        created = False  # a concurrent creator made it (and syncs its parent)
+    return os.open(name, _DIR_FLAGS, dir_fd=parent), created
 
 
 def _dir_error(path: Path, exc: OSError) -> SessionCorruptError:
