@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING, Any
 
 from .._schema import first_schema_error
-from ..interrupt import InterruptAlreadyAnsweredError, InvalidToolInputError, UnknownInterruptError
+from ..interrupt import InvalidToolInputError
 from ..types.content import Message
 from ..types.tools import ToolUse
 from .agent_result import AgentResult
@@ -55,18 +55,8 @@ def replayed_result(agent: "Agent", prompt: Any) -> AgentResult | None:
         UnknownInterruptError: The resume mixes resolved interrupts with ids the agent never raised.
         InterruptAlreadyAnsweredError: The resume names resolved interrupts but changes their answers.
     """
-    state = agent._interrupt_state
-    ids = state.resume_ids(prompt)
-    if ids is None:
+    if not agent._interrupt_state.replays_resolved(prompt):
         return None
-    known = [interrupt_id for interrupt_id in ids if interrupt_id in state.resolved]
-    if not known:
-        return None
-    unknown = [interrupt_id for interrupt_id in ids if interrupt_id not in state.resolved]
-    if unknown:
-        raise UnknownInterruptError(unknown[0])
-    if not state.is_replay(prompt):
-        raise InterruptAlreadyAnsweredError(known[0], known[0])
     empty: Message = {"role": "assistant", "content": []}
     last = next((message for message in reversed(agent.messages) if message["role"] == "assistant"), empty)
     return AgentResult("end_turn", last, agent.event_loop_metrics, {}, replayed=True)

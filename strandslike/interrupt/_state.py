@@ -461,6 +461,29 @@ class _InterruptState:
                 return False
         return True
 
+    def replays_resolved(self, prompt: Any) -> bool:
+        """Whether ``prompt`` is a resume of interrupts already resolved, repeating their answers (nothing to run).
+
+        Returns False when ``prompt`` is not a resume or names no resolved interrupt (the caller goes on as usual).
+
+        Raises:
+            UnknownInterruptError: The resume mixes resolved interrupts with ids that were never raised.
+            InterruptAlreadyAnsweredError: The resume names resolved interrupts but changes their answers (another
+                request resolved them first: a second server, a duplicate delivery).
+        """
+        ids = self.resume_ids(prompt)
+        if ids is None:
+            return False
+        known = [interrupt_id for interrupt_id in ids if interrupt_id in self.resolved]
+        if not known:
+            return False
+        unknown = [interrupt_id for interrupt_id in ids if interrupt_id not in self.resolved]
+        if unknown:
+            raise UnknownInterruptError(unknown[0])
+        if not self.is_replay(prompt):
+            raise InterruptAlreadyAnsweredError(known[0], known[0])
+        return True
+
     # -- audit ----------------------------------------------------------------------------------------------------
 
     def settle(self, prefix: str, outcome: str) -> None:

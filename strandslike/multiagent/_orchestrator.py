@@ -29,7 +29,7 @@ from ..hooks.events import (
     MultiAgentInitializedEvent,
 )
 from ..hooks.registry import HookProvider, HookRegistry
-from ..interrupt import Interrupt, InterruptAlreadyAnsweredError, NotInterruptedError, UnknownInterruptError
+from ..interrupt import Interrupt, InterruptAlreadyAnsweredError, NotInterruptedError
 from ..interrupt._state import ParsedAnswer, _InterruptState
 from ..plugins.multiagent_plugin import MultiAgentPlugin
 from ..plugins.multiagent_registry import _MultiAgentPluginRegistry
@@ -172,17 +172,8 @@ class Orchestrator(MultiAgentBase):
                 request resolved them first: a second server, a duplicate delivery).
         """
         state = self._interrupt_state
-        if state.activated or not is_interrupt_responses(task):
+        if state.activated or not is_interrupt_responses(task) or not state.replays_resolved(task):
             return None
-        ids = state.resume_ids(task) or []
-        known = [interrupt_id for interrupt_id in ids if interrupt_id in state.resolved]
-        if not known:
-            return None
-        unknown = [interrupt_id for interrupt_id in ids if interrupt_id not in state.resolved]
-        if unknown:
-            raise UnknownInterruptError(unknown[0])
-        if not state.is_replay(task):
-            raise InterruptAlreadyAnsweredError(known[0], known[0])
         result = self._build_result()
         result.replayed = True
         return result
