@@ -15,7 +15,6 @@ import os
 import random
 import select
 import signal
-import subprocess
 import time
 from collections import Counter, deque
 from pathlib import Path
@@ -36,6 +35,7 @@ from orchestration_workers import (
     tool_runs,
 )
 from orchestration_world import expected_key
+from process_support import Worker
 
 SESSIONS = int(os.environ.get("STRANDSLIKE_DUP_ORCHESTRATIONS", "120"))
 WORKERS = 4
@@ -56,33 +56,9 @@ def prepare(storage: Path, runs: Path) -> dict[int, str]:
     return interrupts
 
 
-class Worker:
-    """One worker process and the message it holds."""
-
-    def __init__(self, storage: Path, runs: Path) -> None:
-        argv = child_argv("resume_worker", storage_dir=str(storage), log=str(runs), seed=SEED)
-        self.process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
-        )
-        assert self.process.stdout is not None
-        self.stdout = self.process.stdout
-        self.holding: dict[str, Any] | None = None
-        self.done = 0
-        self.alive = True
-
-    def send(self, message: dict[str, Any] | str) -> None:
-        assert self.process.stdin is not None
-        line = message if isinstance(message, str) else json.dumps(message)
-        self.process.stdin.write((line + "\n").encode())
-        self.process.stdin.flush()
-        if not isinstance(message, str):
-            self.holding = message
-
-    def stop(self) -> str:
-        if self.alive:
-            self.send("STOP")
-        _, errors = self.process.communicate(timeout=30)
-        return errors.decode()
+def start_worker(storage: Path, runs: Path) -> Worker:
+    """Start one worker process taking resumes of the sessions in ``storage``."""
+    return Worker(child_argv("resume_worker", storage_dir=str(storage), log=str(runs), seed=SEED))
 
 
 def delivery_order(interrupts: dict[int, str], rng: random.Random) -> list[dict[str, Any]]:
@@ -114,7 +90,7 @@ def deliver(storage: Path, interrupts: dict[int, str], kill_one: bool) -> dict[s
     runs = storage / "runs.log"
     rng = random.Random(SEED + kill_one)
     queue: deque[dict[str, Any]] = deque(delivery_order(interrupts, rng))
-    workers = [Worker(storage, runs) for _ in range(WORKERS)]
+    workers = [start_worker(storage, runs) for _ in range(WORKERS)]
     reports: list[dict[str, Any]] = []
     doomed, doom_after = (workers[0], rng.randrange(10, 40)) if kill_one else (None, -1)
     killed: dict[str, Any] = {}

@@ -15,13 +15,13 @@ import os
 import random
 import select
 import signal
-import subprocess
 import time
 from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
 import pytest
+from process_support import Worker
 from session_workers import approval_agent, approval_call, child_argv, read_line, tool_runs
 
 from strandslike.models import text
@@ -46,33 +46,9 @@ def prepare(storage: Path | str, runs: Path) -> dict[str, str]:
     return interrupts
 
 
-class Worker:
-    """One worker process and the message it holds."""
-
-    def __init__(self, storage: Path | str, runs: Path) -> None:
-        argv = child_argv("resume_worker", storage_dir=str(storage), log=str(runs), seed=SEED)
-        self.process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
-        )
-        assert self.process.stdout is not None
-        self.stdout = self.process.stdout
-        self.holding: dict[str, Any] | None = None
-        self.done = 0
-        self.alive = True
-
-    def send(self, message: dict[str, Any] | str) -> None:
-        assert self.process.stdin is not None
-        line = message if isinstance(message, str) else json.dumps(message)
-        self.process.stdin.write((line + "\n").encode())
-        self.process.stdin.flush()
-        if not isinstance(message, str):
-            self.holding = message
-
-    def stop(self) -> str:
-        if self.alive:
-            self.send("STOP")
-        _, errors = self.process.communicate(timeout=30)
-        return errors.decode()
+def start_worker(storage: Path | str, runs: Path) -> Worker:
+    """Start one worker process taking resumes of the sessions in ``storage``."""
+    return Worker(child_argv("resume_worker", storage_dir=str(storage), log=str(runs), seed=SEED))
 
 
 def deliver(storage: Path | str, runs: Path, interrupts: dict[str, str], kill_one: bool) -> dict[str, Any]:
@@ -99,7 +75,7 @@ def deliver(storage: Path | str, runs: Path, interrupts: dict[str, str], kill_on
     order.extend(item for _, item in later)
     assert len(order) == DELIVERIES * SESSIONS
     queue: deque[dict[str, Any]] = deque(order)
-    workers = [Worker(storage, runs) for _ in range(WORKERS)]
+    workers = [start_worker(storage, runs) for _ in range(WORKERS)]
     reports: list[dict[str, Any]] = []
     doomed, doom_after = (workers[0], rng.randrange(20, 80)) if kill_one else (None, -1)
     killed: dict[str, Any] = {}
