@@ -5,11 +5,17 @@
 - `InitialState`: an agent as it was built, for the fresh node runs that reset it.
 - `node_journals`: every agent node's `ToolJournal` by node path (``"research"``, ``"outer/inner"``), the seam a
   session manager uses to journal node agents' tool bodies in the orchestrator's log.
+- `node_agents` / `omitting_messages`: the agents among a node set by node path, and a scope in which
+  `snapshot_executor` leaves the conversation of chosen agents out (`serialize_state_parts`, the seam a session
+  manager uses to write a node's new messages only, not every conversation, with each node tool call).
 - `in_flight`: whether a restored node agent was running a tool when its process died, so that the node is
   continued rather than reset and its model learns that the tool's outcome is unknown.
 """
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from ..agent._prompt import dangling_tool_uses
@@ -39,6 +45,38 @@ def node_journals(nodes: dict[str, Any]) -> dict[str, ToolJournal]:
     return journals
 
 
+# The ids of the agents whose conversation `snapshot_executor` leaves out, in this context (see `omitting_messages`).
+_OMITTED: ContextVar[frozenset[int]] = ContextVar("strandslike_omitted_conversations", default=frozenset())
+
+
+@contextmanager
+def omitting_messages(agents: Iterator[Agent] | list[Agent]) -> Iterator[None]:
+    """Within this scope (this thread or task only), `snapshot_executor` leaves out these agents' ``messages``."""
+    token = _OMITTED.set(frozenset(id(agent) for agent in agents))
+    try:
+        yield
+    finally:
+        _OMITTED.reset(token)
+
+
+def node_agents(nodes: dict[str, Any]) -> dict[str, Agent]:
+    """Return the agents among ``nodes`` (node id -> executor) by node path, those of nested Graphs and Swarms too.
+
+    A nested orchestrator that is not a Graph or Swarm is not looked into: its `serialize_state` is its own.
+    """
+    from ._orchestrator import Orchestrator  # imports this module
+
+    agents: dict[str, Agent] = {}
+    for node_id, executor in nodes.items():
+        part = path_part(node_id)
+        if isinstance(executor, Agent):
+            agents[part] = executor
+        elif isinstance(executor, Orchestrator):
+            for inner, agent in executor._node_agents().items():
+                agents[f"{part}/{inner}"] = agent
+    return agents
+
+
 def in_flight(executor: Any) -> bool:
     """Whether a node's agent was restored in the middle of a tool batch that a process died in.
 
@@ -61,9 +99,11 @@ def snapshot_executor(executor: Any) -> dict[str, Any]:
     """Capture what a node needs to resume in another process: an agent's conversation and states."""
     if isinstance(executor, Agent):
         manager = executor.conversation_manager
+        snapshot: dict[str, Any] = {"type": "agent"}
+        if id(executor) not in _OMITTED.get():
+            snapshot["messages"] = copy.deepcopy(executor.messages)
         return {
-            "type": "agent",
-            "messages": copy.deepcopy(executor.messages),
+            **snapshot,
             "state": executor.state.get(),
             "interrupt_state": executor._interrupt_state.to_dict(),
             "model_state": copy.deepcopy(executor._model_state),

@@ -38,7 +38,15 @@ from ..tools.journal import ToolJournal
 from ..types.exceptions import ConcurrencyException, SessionException
 from ..types.interrupt import InterruptResponseContent, name_uuid
 from ._audit import OrchestratorInterruptState, audit_length, settle_node_answers
-from ._nodes import InitialState, in_flight, node_journals, restore_executor, snapshot_executor
+from ._nodes import (
+    InitialState,
+    in_flight,
+    node_agents,
+    node_journals,
+    omitting_messages,
+    restore_executor,
+    snapshot_executor,
+)
 from .base import Emit, MultiAgentBase, MultiAgentResult, NodeResult, Status, zero_metrics, zero_usage
 
 _ROUTES = "node_interrupts"
@@ -102,6 +110,21 @@ class Orchestrator(MultiAgentBase):
     def tool_journals(self) -> dict[str, ToolJournal]:
         """Return every agent node's tool journal by node path (``"research"``, ``"outer/inner"``), nested ones too."""
         return node_journals({node_id: self._executor(node_id) for node_id in self._node_ids()})
+
+    def _node_agents(self) -> dict[str, Agent]:
+        return node_agents({node_id: self._executor(node_id) for node_id in self._node_ids()})
+
+    def serialize_state_parts(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        """Return `serialize_state()` without the node agents' conversations, and those conversations by node path.
+
+        The conversations are the live ``messages`` lists (not copies): read them before the orchestration goes on.
+        Each agent node of the first part (nested Graphs and Swarms included) lacks its ``"messages"`` member; the
+        second part holds it, by node path (see `tool_journals`).
+        """
+        agents = self._node_agents()
+        with omitting_messages(list(agents.values())):
+            state = self.serialize_state()
+        return state, {path: agent.messages for path, agent in agents.items()}
 
     # -- invocation envelope ------------------------------------------------------------------------------------
 

@@ -273,6 +273,15 @@ class MultiAgentBase(ABC):
         """Return a JSON-serializable snapshot of the orchestration state."""
         raise NotImplementedError
 
+    def serialize_state_parts(self) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+        """Return `serialize_state()` with some node agents' conversations left out, and those by node path.
+
+        A session manager uses it to write only what a node's conversation gained since its last write. The base
+        class leaves nothing out: ``(self.serialize_state(), {})``. Graph and Swarm leave out every agent node's
+        ``"messages"`` (nested Graphs and Swarms too) and return the live message lists by node path.
+        """
+        return self.serialize_state(), {}
+
     def tool_journals(self) -> dict[str, ToolJournal]:
         """Return the tool journals of the agents this orchestration runs, by node path.
 

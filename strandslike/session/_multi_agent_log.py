@@ -1,10 +1,15 @@
 """Replaying an orchestrator's log: its latest state, and the tool attempts of its node agents.
 
-An orchestrator's log (format ``strandslike-multi-agent-log/1``) holds, after its header:
+An orchestrator's log (format ``strandslike-multi-agent-log/2``; ``/1`` logs hold no ``md`` records) holds, after
+its header:
 
-- ``ms`` records: the orchestrator's state (``serialize_state()``, node agents' conversations included); the latest
-  wins. One is appended durably after every node and every invocation, and with the first intent of each batch of
-  node tools;
+- ``ms`` records: the orchestrator's state (``serialize_state()``, node agents' conversations included); one is
+  appended durably after every node and every invocation;
+- ``md`` records: the orchestrator's state as a delta of the state before it, appended durably with the first intent
+  of each batch of node tools: the state without the node agents' conversations, and for each node agent how many
+  messages it had in the state before (with the digest of the last one) and the messages it appended since. The
+  state is the latest ``ms`` with the ``md`` records after it applied in order; a delta that does not fit the state
+  before it (another message count or last message, a node that is not there) is a damaged log, never guessed at;
 - ``ti`` / ``to`` records of its node agents' tool bodies, each with ``p``, the node path (``"research"``,
   ``"outer/inner"``; ``/`` and ``%`` inside a node id are written ``%2F`` and ``%25``), as an agent's own log
   holds them (see `strandslike.session._records`).
@@ -16,12 +21,21 @@ result then speaks for the call, and a model that reuses the id later makes a ne
 must not stand for. An attempt recorded after the latest state always counts.
 """
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..tools.journal import ToolAttempt
 from ..types.exceptions import SessionCorruptError, SessionException
-from ._records import MULTI_AGENT_LOG_FORMAT, _finish_attempt, _problem, _text
+from ._records import (
+    MULTI_AGENT_LOG_FORMAT,
+    MULTI_AGENT_LOG_FORMATS,
+    _check_message,
+    _finish_attempt,
+    _problem,
+    _text,
+    message_digest,
+)
 from .session_repository import StoredLog
 
 
@@ -57,7 +71,7 @@ def replay_orchestrator(stored: StoredLog, where: str) -> StoredMultiAgent:
     if not records:
         return replayed
     head = records[0]
-    if head.get("k") != "h" or head.get("format") != MULTI_AGENT_LOG_FORMAT:
+    if head.get("k") != "h" or head.get("format") not in MULTI_AGENT_LOG_FORMATS:
         raise SessionCorruptError(
             stored.location or where,
             f"is not a strandslike orchestrator log (its first {stored.unit} is not a {MULTI_AGENT_LOG_FORMAT} header)",
@@ -74,6 +88,12 @@ def replay_orchestrator(stored: StoredLog, where: str) -> StoredMultiAgent:
                 replayed.state = state
                 if live:
                     _settle(live, state)
+            elif kind == "md":
+                if replayed.state is None:
+                    raise ValueError("a state delta with no whole state (ms) before it")
+                replayed.state = apply_delta(replayed.state, record)
+                if live:
+                    _settle(live, replayed.state)
             elif kind == "ti":
                 path = _path(record)
                 attempt = ToolAttempt(_text(record, "u"), _text(record, "n"), _text(record, "key"))
@@ -100,9 +120,73 @@ def replay_multi_agent(stored: StoredLog, where: str) -> dict[str, Any] | None:
     return replay_orchestrator(stored, where).state
 
 
+def apply_delta(previous: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """Return the state an ``md`` record makes of the state before it (``previous`` is left as it was).
+
+    Raises:
+        TypeError, ValueError: The record is malformed, or does not fit ``previous``.
+    """
+    state, nodes = record["s"], record["n"]
+    if type(state) is not dict or type(nodes) is not dict:
+        raise TypeError("a state delta's 's' and 'n' must be JSON objects")
+    state = copy.deepcopy(state)  # the record stays as read (a store may hand out the records it keeps)
+    for path, entry in nodes.items():
+        _check_path(path)
+        if type(entry) is not dict:
+            raise TypeError(f"the delta of node {path!r} must be a JSON object")
+        base, digest, added = entry["b"], entry["h"], entry["m"]
+        if type(base) is not int or base < 0:
+            raise TypeError(f"the delta of node {path!r}: 'b' must be a non-negative integer, got {base!r}")
+        if (digest is None) != (base == 0) or (digest is not None and type(digest) is not str):
+            raise TypeError(f"the delta of node {path!r}: 'h' must be the digest of message {base - 1}, got {digest!r}")
+        if type(added) is not list:
+            raise TypeError(f"the delta of node {path!r}: 'm' must be a list of messages")
+        for position, message in enumerate(added, start=base):
+            _check_message(message, position)
+        before = _node_snapshot(previous, path)
+        messages = before.get("messages") if isinstance(before, dict) else None
+        if type(messages) is not list:
+            raise ValueError(f"node {path!r} has no agent conversation in the state before this delta")
+        if len(messages) != base:
+            raise ValueError(
+                f"node {path!r} had {len(messages)} messages in the state before this delta, "
+                f"which was written after {base}"
+            )
+        if base and message_digest(messages[-1]) != digest:
+            raise ValueError(f"message {base - 1} of node {path!r} is not the one this delta was written after")
+        node = _node_snapshot(state, path)
+        if node is None or "messages" in node:
+            raise ValueError(f"node {path!r} is not an agent without its conversation in this delta's state")
+        rest = dict(node)
+        node.clear()
+        node.update({"type": rest.pop("type"), "messages": messages + added, **rest})
+    missing = _without_messages(state)
+    if missing:
+        raise ValueError(f"the delta leaves the conversation of node {missing[0]!r} out and does not give it")
+    return state
+
+
+def _without_messages(state: Any, prefix: str = "") -> list[str]:
+    """Return the paths of the agent nodes in ``state`` (nested ones too) that have no ``messages``."""
+    nodes = state.get("nodes") if isinstance(state, dict) else None
+    found: list[str] = []
+    for node_id, node in nodes.items() if isinstance(nodes, dict) else ():
+        if not isinstance(node, dict) or not isinstance(node_id, str):
+            continue
+        path = prefix + node_id.replace("%", "%25").replace("/", "%2F")
+        if node.get("type") == "agent" and "messages" not in node:
+            found.append(path)
+        elif node.get("type") == "multiagent":
+            found.extend(_without_messages(node.get("state"), path + "/"))
+    return found
+
+
 def _path(record: dict[str, Any]) -> str:
-    path = _text(record, "p")
-    if not path or any(not part for part in path.split("/")):
+    return _check_path(_text(record, "p"))
+
+
+def _check_path(path: Any) -> str:
+    if not isinstance(path, str) or not path or any(not part for part in path.split("/")):
         raise ValueError(f"invalid node path {path!r}")
     return path
 

@@ -11,11 +11,19 @@ orchestrator's log, so the durable line holds inside nodes as it does for agents
   agents' records included, is appended under that claim;
 - before a node tool's body starts, its intent record is appended durably, after the orchestrator's state as it
   stands then (the answers just applied, the node's conversation up to the tool call), in one write shared by the
-  tools that start together;
+  tools that start together. That state is written as a delta (``md``) of the last one this process wrote: the
+  state without the node agents' conversations, and the messages each node appended since, so a node tool call
+  costs about the same however long the conversations are. A node whose conversation is not the last written one
+  plus new messages (a conversation manager trimmed it, a redaction or a hook changed a message in place; the
+  messages are compared by value with copies kept of what was written) makes it a whole state (``ms``) instead;
 - how a body ended is buffered and written with the next write; the state is appended durably after every node
   and every invocation, before the claim is released.
 """
 
+import copy
+import functools
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -23,8 +31,8 @@ import anyio.lowlevel
 
 from ..tools.journal import ToolAttempt
 from ._ids import validate_id
-from ._multi_agent_log import replay_orchestrator
-from ._records import intent_record, multi_agent_record, outcome_record
+from ._multi_agent_log import _node_snapshot, replay_orchestrator
+from ._records import intent_record, message_digest, multi_agent_delta_record, multi_agent_record, outcome_record
 from .session_repository import LogRef
 
 if TYPE_CHECKING:
@@ -61,12 +69,58 @@ class NodeJournalSink:
         self._logs.persistence.write(self._log, [outcome_record(attempt, self.path)], 0)
 
 
+class _Written:
+    """A node agent's conversation as the latest state record buffered for its orchestrator holds it."""
+
+    __slots__ = ("digest", "messages")
+
+    def __init__(self, messages: list[Any], digest: str | None) -> None:
+        self.messages = messages  # deep copies of the live messages as they were written, to compare by value
+        self.digest = digest  # `message_digest` of the last one as stored, None if there is none
+
+
+def _nothing() -> None:
+    pass
+
+
+def _extensions(
+    written: dict[str, _Written], conversations: dict[str, list[Any]]
+) -> dict[str, tuple[int, str | None, list[Any]]] | None:
+    """Return each node's message count and last digest as written and its new messages; None if one is not that."""
+    if written.keys() != conversations.keys():
+        return None
+    nodes: dict[str, tuple[int, str | None, list[Any]]] = {}
+    for path, messages in conversations.items():
+        before = written[path]
+        count = len(before.messages)
+        if len(messages) < count or messages[:count] != before.messages:
+            return None  # trimmed, redacted or changed in place: the state goes whole
+        nodes[path] = (count, before.digest, messages[count:])
+    return nodes
+
+
+def _extend(written: dict[str, _Written], added: dict[str, list[Any]], record: dict[str, Any]) -> None:
+    for path, messages in added.items():
+        written[path].messages.extend(messages)
+        written[path].digest = message_digest(record["n"][path]["m"][-1])
+
+
+def _last_digest(state: Any, path: str) -> str | None:
+    node = _node_snapshot(state, path)
+    messages = node["messages"] if node is not None else []
+    return message_digest(messages[-1]) if messages else None
+
+
 class MultiAgentLogs:
     """The orchestrators one `LogPersistence` persists, each as one log."""
 
     def __init__(self, persistence: "LogPersistence") -> None:
         self.persistence = persistence
         self.logs: dict[str, _AgentLog] = {}
+        # By orchestrator id: each node agent's conversation in the latest state record buffered, by node path.
+        # Absent: the next state is written whole (a state this process has not written may differ from the live one).
+        self.written: dict[str, dict[str, _Written]] = {}
+        self._state_lock = threading.Lock()  # a state record and what it changes in `written` are buffered as one
 
     def _ref(self, source: Any) -> LogRef:
         return LogRef(self.persistence.session_id, "multi_agent", validate_id(source.id, "multi_agent"))
@@ -122,8 +176,50 @@ class MultiAgentLogs:
             raise self.persistence.failed(log)
         if for_path is not None and log.state_pending and log.state_pending_for == for_path:
             return
-        record, size = multi_agent_record(source.serialize_state(), log.ref.owner_id)
-        self.persistence.buffer(log, [record], size, durable=True, state=True, state_for=for_path)
+        with self._state_lock:
+            record, size, written = self._state_record(log, source, delta=for_path is not None)
+            self.persistence.buffer(log, [record], size, durable=True, state=True, state_for=for_path)
+            written()
+
+    def _state_record(
+        self, log: "_AgentLog", source: Any, *, delta: bool
+    ) -> tuple[dict[str, Any], int, Callable[[], None]]:
+        """Return the record of the orchestrator's state now, its size, and what to call once it is buffered.
+
+        A delta if ``delta`` and every node agent's conversation is the written one plus new messages; else whole.
+        The callable brings `written` up to the record.
+        """
+        owner = log.ref.owner_id
+        parts = getattr(source, "serialize_state_parts", None)
+        if not callable(parts):
+            self.written.pop(owner, None)
+            record, size = multi_agent_record(source.serialize_state(), owner)
+            return record, size, _nothing
+        state, conversations = parts()
+        written = self.written.get(owner)
+        nodes = _extensions(written, conversations) if delta and written is not None else None
+        if written is not None and nodes is not None:
+            added = {path: copy.deepcopy(new) for path, (_, _, new) in nodes.items() if new}
+            record, size = multi_agent_delta_record(state, nodes, owner)
+            return record, size, functools.partial(_extend, written, added, record)
+        copies = {path: copy.deepcopy(messages) for path, messages in conversations.items()}
+        for path, messages in copies.items():
+            node = _node_snapshot(state, path)
+            if node is None or "messages" in node:  # not the shape Graph and Swarm give: written as they give it
+                self.written.pop(owner, None)
+                record, size = multi_agent_record(source.serialize_state(), owner)
+                return record, size, _nothing
+            rest = dict(node)
+            node.clear()
+            node.update({"type": rest.pop("type"), "messages": messages, **rest})  # as `serialize_state()` orders it
+        record, size = multi_agent_record(state, owner)
+
+        def replace() -> None:
+            self.written[owner] = {
+                path: _Written(messages, _last_digest(record["s"], path)) for path, messages in copies.items()
+            }
+
+        return record, size, replace
 
     def sync(self, source: Any) -> None:
         """Append the orchestrator's state durably, under its claim if held, else under a short claim."""

@@ -11,12 +11,16 @@ Every store keeps records opaque; this module is the only place that knows what 
 - ``ti`` tool intent, durable before the tool body starts: ``u`` (tool-use id), ``n`` (tool name), ``key``, ``t``
 - ``to`` tool outcome: ``u``, ``o`` (``done`` or ``interrupted``), ``r`` (the `ToolResult`, when done), ``t``
 - ``ms`` orchestrator state (multi-agent logs; the latest wins): ``t``, ``s`` (``serialize_state()``)
+- ``md`` orchestrator state as a delta of the state before it (multi-agent logs): ``t``, ``s`` (the state without
+  the node agents' ``messages``), ``n`` (node path -> ``b``, how many messages the node had in the state before,
+  ``h``, `message_digest` of the last of those or None, ``m``, the messages it appended since)
 
 In an orchestrator's log, ``ti`` and ``to`` records are its node agents' and carry ``p``, the node path
 (``"research"``, ``"outer/inner"``); `strandslike.session._multi_agent_log` replays those logs.
 """
 
 import base64
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,7 +36,8 @@ from .session_repository import LogRef, StoredLog
 
 AGENT_LOG_FORMAT = "strandslike-agent-log/2"
 AGENT_LOG_FORMATS = frozenset({"strandslike-agent-log/1", AGENT_LOG_FORMAT})
-MULTI_AGENT_LOG_FORMAT = "strandslike-multi-agent-log/1"
+MULTI_AGENT_LOG_FORMAT = "strandslike-multi-agent-log/2"  # /2: ``md`` records
+MULTI_AGENT_LOG_FORMATS = frozenset({"strandslike-multi-agent-log/1", MULTI_AGENT_LOG_FORMAT})
 _OUTCOMES = ("done", "interrupted")
 
 
@@ -175,6 +180,33 @@ def multi_agent_record(state: Any, multi_agent_id: str) -> tuple[dict[str, Any],
     """
     value, size = storable(state, f"The state of orchestrator {multi_agent_id!r}")
     return {"k": "ms", "t": now(), "s": json.loads(_PROBE.encode(value))}, size + 60
+
+
+def multi_agent_delta_record(
+    skeleton: Any, nodes: dict[str, tuple[int, str | None, list[Any]]], multi_agent_id: str
+) -> tuple[dict[str, Any], int]:
+    """Return the record of an orchestrator's state as a delta, and about how many bytes it takes.
+
+    Args:
+        skeleton: The state without its node agents' ``messages`` (`serialize_state_parts`).
+        nodes: Node path -> (how many messages the node had in the state before, the `message_digest` of the last
+            of those or None, the messages appended since).
+        multi_agent_id: The orchestrator's id, for errors.
+
+    The record is detached from the live objects, like `multi_agent_record`'s.
+    """
+    value = {
+        "s": skeleton,
+        "n": {path: {"b": base, "h": digest, "m": added} for path, (base, digest, added) in nodes.items()},
+    }
+    value, size = storable(value, f"The state of orchestrator {multi_agent_id!r}")
+    return {"k": "md", "t": now(), **json.loads(_PROBE.encode(value))}, size + 60
+
+
+def message_digest(message: Any) -> str:
+    """Return a short digest of a message as stored (bytes encoded), the same whatever the key order."""
+    text = json.dumps(message, sort_keys=True, separators=(",", ":"), check_circular=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 # -- replaying ----------------------------------------------------------------------------------------------------

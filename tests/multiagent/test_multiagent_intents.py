@@ -21,7 +21,8 @@ from strandslike.interrupt import InterruptAlreadyAnsweredError
 from strandslike.models import ScriptedModel, text, tool_call, turn
 from strandslike.multiagent import GraphBuilder, Status, Swarm
 from strandslike.session import InMemorySessionRepository, LogRef, RepositorySessionManager
-from strandslike.session.session_repository import LogClaim
+from strandslike.session._multi_agent_log import replay_multi_agent
+from strandslike.session.session_repository import LogClaim, StoredLog
 from strandslike.tools.executors import SequentialToolExecutor
 from strandslike.types.exceptions import SessionConflictError, SessionException
 
@@ -105,8 +106,9 @@ def test_a_node_tool_starts_only_once_its_intent_is_in_the_orchestrators_log(wor
     assert seen == [[("ti", "payer", "pay_1", key)], key]
     if world.kind == "memory":
         intents = [(kinds, durable) for kinds, durable in world.repository.appends if "ti" in kinds]
-        # The state as it stands, then the intent: one durable write (a swarm's handoff tool is journaled too).
-        assert intents[-1] == (["ms", "ti"], True) if kind == "graph" else (["to", "ms", "ti"], True)
+        # The state as it stands (a delta of the last whole state), then the intent: one durable write (a swarm's
+        # handoff tool is journaled too).
+        assert intents[-1] == (["md", "ti"], True) if kind == "graph" else (["to", "md", "ti"], True)
     records = world.records(owner(kind))
     [outcome] = [r for r in records if r["k"] == "to" and r["p"] == "payer"]
     assert (outcome["p"], outcome["u"], outcome["o"], outcome["r"]["content"]) == (
@@ -144,7 +146,7 @@ def test_the_tools_a_node_starts_together_share_one_durable_write() -> None:
     builder.set_session_manager(world.manager())
     assert builder.build()("fetch three").status == Status.COMPLETED
     intents = [(kinds, durable) for kinds, durable in world.repository.appends if "ti" in kinds]
-    assert intents == [(["ms", "ti", "ti", "ti"], True)]
+    assert intents == [(["md", "ti", "ti", "ti"], True)]
     assert sum(kinds.count("to") for kinds, _ in world.repository.appends) == 3
 
 
@@ -230,8 +232,9 @@ async def test_an_intent_carries_its_nodes_last_turn_though_another_nodes_state_
     records = repository.read_log(LogRef(SESSION, "multi_agent", "flow")).records
     intents = [i for i, record in enumerate(records) if record["k"] == "ti"]
     assert [records[i]["u"] for i in intents] == ["z_1", "z_2", "x_1"]
-    [state] = [r for r in records[: intents[-1]] if r["k"] == "ms"][-1:]
-    assert state["s"]["nodes"]["x"]["messages"][-1]["content"][0]["toolUse"]["toolUseId"] == "x_1"
+    state = replay_multi_agent(StoredLog(records[: intents[-1]], "v"), "flow")  # the state written before x_1's intent
+    assert state is not None
+    assert state["nodes"]["x"]["messages"][-1]["content"][0]["toolUse"]["toolUseId"] == "x_1"
 
     restored = GraphBuilder()
     fresh_x = Agent(name="x", model=ScriptedModel([]), callback_handler=None)

@@ -112,10 +112,11 @@ async def test_the_orchestrator_state_is_a_checksummed_log_in_the_session(tmp_pa
     path = tmp_path / f"session_{SESSION_ID}" / "multi_agents" / "multi_agent_pipeline" / "multi_agent.jsonl"
     records = [body_of(line) for line in path.read_text().splitlines()]
     assert records[0]["k"] == "h"
-    assert records[0]["format"] == "strandslike-multi-agent-log/1"
-    # Orchestrator states, and the node agent's tool attempt: its intent (with the state just before it), then its
-    # outcome (the tool asked for approval), both with the node path and the key scoped to session, graph and node.
-    assert [record["k"] for record in records[1:]] == ["ms", "ms", "ms", "ti", "to", "ms"]
+    assert records[0]["format"] == "strandslike-multi-agent-log/2"
+    # Orchestrator states, and the node agent's tool attempt: its intent (with the state just before it, as a delta),
+    # then its outcome (the tool asked for approval), both with the node path and the key scoped to session, graph
+    # and node.
+    assert [record["k"] for record in records[1:]] == ["ms", "ms", "md", "ti", "to", "ms"]
     intent, outcome = records[4], records[5]
     assert (intent["p"], intent["u"], intent["n"]) == ("cleanup", "t1", "cleanup_resources")
     assert (outcome["p"], outcome["u"], outcome["o"]) == ("cleanup", "t1", "interrupted")
