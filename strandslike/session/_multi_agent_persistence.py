@@ -139,6 +139,7 @@ class MultiAgentLogs:
         replayed = None if stored is None else replay_orchestrator(stored, persistence.where(ref))
         log = _AgentLog(ref, None if stored is None else stored.version, bool(stored and stored.records))
         self.logs[ref.owner_id] = log
+        self.written.pop(ref.owner_id, None)  # the first state this object writes goes whole
         if replayed is not None and replayed.state is not None:
             source.deserialize_state(replayed.state)
         journals = source.tool_journals() if callable(getattr(source, "tool_journals", None)) else {}
@@ -160,6 +161,7 @@ class MultiAgentLogs:
             stored = self.persistence.repository.read_log(ref)
             log = _AgentLog(ref, None if stored is None else stored.version, bool(stored and stored.records))
             self.logs[source.id] = log
+            self.written.pop(source.id, None)
         return log
 
     def buffer_state(self, log: "_AgentLog", source: Any, *, for_path: str | None = None) -> None:
