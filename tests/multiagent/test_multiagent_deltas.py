@@ -92,6 +92,20 @@ def test_a_log_of_deltas_restores_what_whole_states_would(operations: list[tuple
             for tool_use_id in tool_use_ids:
                 group.start_soon(agents[name].tool_journal.start, tool_use(tool_use_id))
 
+    def conversations() -> dict[str, Any]:
+        return {name: copy.deepcopy(agent.messages) for name, agent in agents.items()}
+
+    def intent(name: str, *tool_use_ids: str) -> None:
+        # A delta exactly when every conversation is the one last written plus new messages, else a whole state.
+        grown = all(agents[n].messages[: len(before)] == before for n, before in written.items())
+        grown = grown and all(len(agents[n].messages) >= len(before) for n, before in written.items())
+        anyio.run(start, name, *tool_use_ids)
+        kinds = [record["k"] for record in records(repository) if record["k"] in ("ms", "md")]
+        assert kinds[-1] == ("md" if grown else "ms")
+        written.update(conversations())
+
+    written = conversations()  # as the new log's first state holds them
+
     for operation, name, number in operations:
         messages = agents[name].messages
         wrote = True
@@ -100,7 +114,7 @@ def test_a_log_of_deltas_restores_what_whole_states_would(operations: list[tuple
             calls += 1
             messages.append({"role": "user", "content": [{"text": f"go {calls}"}]})
             messages.append({"role": "assistant", "content": [{"toolUse": tool_use(i)} for i in ids]})
-            anyio.run(start, name, *ids)
+            intent(name, *ids)
         elif operation == "answer":  # a tool result, written with the next state
             messages.append({"role": "user", "content": [{"toolResult": {"toolUseId": "r", "content": []}}]})
             wrote = False
@@ -123,6 +137,7 @@ def test_a_log_of_deltas_restores_what_whole_states_would(operations: list[tuple
             wrote = False
         elif operation == "sync":  # a node ended: the whole state
             manager.sync_multi_agent(graph)
+            written = conversations()
         elif operation == "copy":  # the same conversation in a new list
             agents[name].messages = copy.deepcopy(messages)
             wrote = False
@@ -130,7 +145,7 @@ def test_a_log_of_deltas_restores_what_whole_states_would(operations: list[tuple
             wrote = False
         if wrote:
             assert replayed_state(repository) == stored_state(graph)
-    anyio.run(start, "x", "last")
+    intent("x", "last")
     expected = stored_state(graph)
     assert replayed_state(repository) == expected
     manager.end_multi_agent_invocation(graph)
@@ -140,8 +155,6 @@ def test_a_log_of_deltas_restores_what_whole_states_would(operations: list[tuple
     for name in PATHS:
         ids = {attempt.tool_use_id for attempt in fresh_agents[name].tool_journal.unfinished()}
         assert "last" in ids if name == "x" else "last" not in ids
-    kinds = [record["k"] for record in records(repository)]
-    assert kinds.count("md") >= 1  # the last intent's state is a delta (or the state before it was whole)
 
 
 def test_a_pure_extension_is_written_as_a_delta_and_a_trim_as_a_whole_state() -> None:
