@@ -6,7 +6,9 @@ the children import, so the children import nothing of the test suite's parent s
 """
 
 import json
+import random
 import subprocess
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 
@@ -38,3 +40,30 @@ class Worker:
             self.send("STOP")
         _, errors = self.process.communicate(timeout=30)
         return errors.decode()
+
+
+def delivery_order(interrupts: Mapping[Hashable, str], rng: random.Random, *, spread: int) -> list[dict[str, Any]]:
+    """Every session's resume twice, in a shuffled order.
+
+    Half the duplicates follow their original at once (two workers take the same session at the same time); the
+    others come later, 2 to ``spread`` deliveries on (the first may be finished, or still running).
+    """
+    sessions = list(interrupts)
+    rng.shuffle(sessions)
+    order: list[dict[str, Any]] = []
+    later: list[tuple[int, dict[str, Any]]] = []
+    for session in sessions:
+        first, second = (
+            {"id": f"{session}#{copy}", "session": session, "interrupt_id": interrupts[session]} for copy in range(2)
+        )
+        order.append(first)
+        if rng.random() < 0.5:
+            order.append(second)
+        else:
+            later.append((len(order) + rng.randrange(2, spread), second))
+        due_now = [item for due, item in later if due <= len(order)]
+        later = [(due, item) for due, item in later if due > len(order)]
+        order.extend(due_now)
+    order.extend(item for _, item in later)
+    assert len(order) == 2 * len(interrupts)
+    return order

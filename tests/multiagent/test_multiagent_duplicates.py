@@ -35,7 +35,7 @@ from orchestration_workers import (
     tool_runs,
 )
 from orchestration_world import expected_key
-from process_support import Worker
+from process_support import Worker, delivery_order
 
 SESSIONS = int(os.environ.get("STRANDSLIKE_DUP_ORCHESTRATIONS", "120"))
 WORKERS = 4
@@ -61,35 +61,10 @@ def start_worker(storage: Path, runs: Path) -> Worker:
     return Worker(child_argv("resume_worker", storage_dir=str(storage), log=str(runs), seed=SEED))
 
 
-def delivery_order(interrupts: dict[int, str], rng: random.Random) -> list[dict[str, Any]]:
-    """Every resume twice: half the duplicates right after their original (taken at the same time by two
-    workers), the others later, at a random place (the first may be finished, or still running)."""
-    sessions = list(interrupts)
-    rng.shuffle(sessions)
-    order: list[dict[str, Any]] = []
-    later: list[tuple[int, dict[str, Any]]] = []
-    for number in sessions:
-        first, second = (
-            {"id": f"{number}#{copy}", "session": number, "interrupt_id": interrupts[number]}
-            for copy in range(DELIVERIES)
-        )
-        order.append(first)
-        if rng.random() < 0.5:
-            order.append(second)
-        else:
-            later.append((len(order) + rng.randrange(2, 30), second))
-        due_now = [item for due, item in later if due <= len(order)]
-        later = [(due, item) for due, item in later if due > len(order)]
-        order.extend(due_now)
-    order.extend(item for _, item in later)
-    assert len(order) == DELIVERIES * len(interrupts)
-    return order
-
-
 def deliver(storage: Path, interrupts: dict[int, str], kill_one: bool) -> dict[str, Any]:
     runs = storage / "runs.log"
     rng = random.Random(SEED + kill_one)
-    queue: deque[dict[str, Any]] = deque(delivery_order(interrupts, rng))
+    queue: deque[dict[str, Any]] = deque(delivery_order(interrupts, rng, spread=30))
     workers = [start_worker(storage, runs) for _ in range(WORKERS)]
     reports: list[dict[str, Any]] = []
     doomed, doom_after = (workers[0], rng.randrange(10, 40)) if kill_one else (None, -1)

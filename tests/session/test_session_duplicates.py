@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process_support import Worker
+from process_support import Worker, delivery_order
 from session_workers import approval_agent, approval_call, child_argv, read_line, tool_runs
 
 from strandslike.models import text
@@ -53,26 +53,7 @@ def start_worker(storage: Path | str, runs: Path) -> Worker:
 
 def deliver(storage: Path | str, runs: Path, interrupts: dict[str, str], kill_one: bool) -> dict[str, Any]:
     rng = random.Random(SEED + kill_one)
-    # Half the duplicates follow their original at once (two workers take the same session at the same time);
-    # the others come later, at a random place (the first delivery may be finished, or still running).
-    sessions = list(interrupts)
-    rng.shuffle(sessions)
-    order: list[dict[str, Any]] = []
-    later: list[tuple[int, dict[str, Any]]] = []
-    for session_id in sessions:
-        first, second = (
-            {"id": f"{session_id}#{copy}", "session": session_id, "interrupt_id": interrupts[session_id]}
-            for copy in range(DELIVERIES)
-        )
-        order.append(first)
-        if rng.random() < 0.5:
-            order.append(second)
-        else:
-            later.append((len(order) + rng.randrange(2, 40), second))
-        due_now = [item for due, item in later if due <= len(order)]
-        later = [(due, item) for due, item in later if due > len(order)]
-        order.extend(due_now)
-    order.extend(item for _, item in later)
+    order = delivery_order(interrupts, rng, spread=40)
     assert len(order) == DELIVERIES * SESSIONS
     queue: deque[dict[str, Any]] = deque(order)
     workers = [start_worker(storage, runs) for _ in range(WORKERS)]
